@@ -1,0 +1,6 @@
+from django.apps import AppConfig
+
+
+class HarvestConfig(AppConfig):
+    name = "harvest"
+    verbose_name = "Harvest"

@@ -1,0 +1,165 @@
+"""The library: papers, their versions, authors and categories, and the sources
+that fill it with a record of every run.
+
+Stored times are UTC. A paper's `authors` and `categories` lists are kept on the
+row in display order (primary category first) so a page shows a paper without
+joins; `Authorship` and `PaperCategory` hold the same facts in indexed form for
+filters and follows.
+"""
+
+from __future__ import annotations
+
+from django.db import models
+from django.utils import timezone
+
+
+class Paper(models.Model):
+    arxiv_id = models.CharField(max_length=64, unique=True, help_text="arXiv identifier without version")
+    title = models.TextField()
+    abstract = models.TextField(blank=True)
+    authors = models.JSONField(default=list, help_text="author names in order")
+    categories = models.JSONField(default=list, help_text="category codes, primary first")
+    primary_category = models.CharField(max_length=32, blank=True)
+    comments = models.TextField(blank=True)
+    journal_ref = models.TextField(blank=True)
+    doi = models.TextField(blank=True, help_text="one or more DOIs separated by spaces")
+    license = models.CharField(max_length=255, blank=True)
+    submitter = models.CharField(max_length=255, blank=True)
+    published = models.DateTimeField(null=True, blank=True, help_text="v1 date")
+    updated = models.DateTimeField(null=True, blank=True, help_text="latest version date")
+    included_at = models.DateTimeField(default=timezone.now, help_text="when this site first stored it")
+    ai_related = models.BooleanField(default=False)
+    latest_version = models.PositiveSmallIntegerField(default=1)
+    version_count = models.PositiveSmallIntegerField(default=1)
+
+    class Meta:
+        indexes = [
+            models.Index(fields=["-updated", "-id"], name="paper_updated_idx"),
+            models.Index(fields=["-included_at", "-id"], name="paper_included_idx"),
+            models.Index(fields=["-published", "-id"], name="paper_published_idx"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.arxiv_id}: {self.title[:80]}"
+
+    @property
+    def has_revisions(self) -> bool:
+        return self.version_count > 1
+
+    @property
+    def abs_url(self) -> str:
+        return f"https://arxiv.org/abs/{self.arxiv_id}"
+
+    @property
+    def pdf_url(self) -> str:
+        return f"https://arxiv.org/pdf/{self.arxiv_id}"
+
+
+class Version(models.Model):
+    """One version (v1, v2, …) of a paper, with what that version said where a
+    source gives it: arXivRaw carries the text of the latest version only, so
+    earlier versions keep the text that was stored when they were latest."""
+
+    paper = models.ForeignKey(Paper, on_delete=models.CASCADE, related_name="versions")
+    number = models.PositiveSmallIntegerField()
+    submitted = models.DateTimeField(null=True, blank=True)
+    size = models.CharField(max_length=32, blank=True, help_text='as arXiv gives it, e.g. "294kb"')
+    source_type = models.CharField(max_length=8, blank=True)
+    title = models.TextField(blank=True)
+    abstract = models.TextField(blank=True)
+    authors = models.TextField(blank=True)
+    comments = models.TextField(blank=True)
+    discovered_at = models.DateTimeField(default=timezone.now, help_text="when this site first stored it")
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["paper", "number"], name="version_unique_per_paper"),
+            models.CheckConstraint(condition=models.Q(number__gte=1), name="version_number_positive"),
+        ]
+        indexes = [models.Index(fields=["discovered_at"], name="version_discovered_idx")]
+        ordering = ["paper_id", "number"]
+
+    def __str__(self) -> str:
+        return f"{self.paper.arxiv_id}v{self.number}"
+
+    @property
+    def label(self) -> str:
+        return f"v{self.number}"
+
+
+class Author(models.Model):
+    name = models.CharField(max_length=512, unique=True)
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class Authorship(models.Model):
+    paper = models.ForeignKey(Paper, on_delete=models.CASCADE, related_name="authorships")
+    author = models.ForeignKey(Author, on_delete=models.CASCADE, related_name="authorships")
+    position = models.PositiveSmallIntegerField()
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["paper", "position"], name="authorship_unique_position"),
+        ]
+        indexes = [models.Index(fields=["author", "paper"], name="authorship_author_idx")]
+
+
+class PaperCategory(models.Model):
+    paper = models.ForeignKey(Paper, on_delete=models.CASCADE, related_name="category_links")
+    category = models.CharField(max_length=32)
+    is_primary = models.BooleanField(default=False)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["paper", "category"], name="papercategory_unique"),
+        ]
+        indexes = [models.Index(fields=["category", "paper"], name="papercategory_category_idx")]
+
+
+class Source(models.Model):
+    """A place papers come from. Its checkpoint says where the next run starts;
+    its lease says which process is running it now (harvest/locks.py)."""
+
+    slug = models.SlugField(max_length=32, unique=True)
+    name = models.CharField(max_length=100)
+    enabled = models.BooleanField(default=True)
+    checkpoint = models.JSONField(default=dict, blank=True)
+    lease_owner = models.CharField(max_length=255, blank=True)
+    lease_expires_at = models.DateTimeField(null=True, blank=True)
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class HarvestRun(models.Model):
+    class Status(models.TextChoices):
+        RUNNING = "running", "running"
+        OK = "ok", "ok"
+        EMPTY = "empty", "empty"
+        FAILED = "failed", "failed"
+
+    source = models.ForeignKey(Source, on_delete=models.CASCADE, related_name="runs")
+    started_at = models.DateTimeField(default=timezone.now)
+    finished_at = models.DateTimeField(null=True, blank=True)
+    status = models.CharField(max_length=16, choices=Status.choices, default=Status.RUNNING)
+    seen = models.PositiveIntegerField(default=0)
+    new_papers = models.PositiveIntegerField(default=0)
+    new_versions = models.PositiveIntegerField(default=0)
+    unchanged = models.PositiveIntegerField(default=0)
+    skipped = models.PositiveIntegerField(default=0)
+    pages = models.PositiveIntegerField(default=0)
+    error = models.TextField(blank=True)
+    checkpoint = models.JSONField(
+        default=dict, blank=True, help_text="request window and the resumption point after the last stored page"
+    )
+
+    class Meta:
+        indexes = [
+            models.Index(fields=["source", "-started_at"], name="harvestrun_source_started_idx"),
+            models.Index(fields=["-finished_at"], name="harvestrun_finished_idx"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.source.slug} run {self.pk} ({self.status})"

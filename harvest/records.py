@@ -1,0 +1,125 @@
+"""Plain records that every source produces and the upsert service consumes,
+and the small text helpers that turn arXiv's raw fields into them."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from email.utils import parsedate_to_datetime
+
+_OLD_STYLE_ID = re.compile(r"^[a-z][a-z\-]*(\.[A-Z]{2})?/\d{7}$")
+_NEW_STYLE_ID = re.compile(r"^\d{4}\.\d{4,5}$")
+_VERSION_SUFFIX = re.compile(r"v(\d+)$")
+_WHITESPACE = re.compile(r"\s+")
+_WRAPPED_LINE = re.compile(r"\n(?![ \t\n])")
+_PARAGRAPH_BREAK = re.compile(r"\s*\n\s*")
+_PARENTHESES = re.compile(r"\([^()]*\)")
+_AUTHOR_SEPARATOR = re.compile(r",\s*(?:and\s+)?|\s+and\s+|;\s*")
+
+
+@dataclass(slots=True)
+class VersionRecord:
+    number: int
+    submitted: datetime | None = None
+    size: str = ""
+    source_type: str = ""
+
+
+@dataclass(slots=True)
+class PaperRecord:
+    """What one source says about one paper: the latest version's metadata and
+    every version the source knows of."""
+
+    arxiv_id: str
+    title: str
+    abstract: str = ""
+    authors: list[str] = field(default_factory=list)
+    categories: list[str] = field(default_factory=list)
+    comments: str = ""
+    journal_ref: str = ""
+    doi: str = ""
+    license: str = ""
+    submitter: str = ""
+    versions: list[VersionRecord] = field(default_factory=list)
+    published: datetime | None = None
+    updated: datetime | None = None
+
+    @property
+    def latest_version(self) -> int:
+        return max((v.number for v in self.versions), default=1)
+
+
+class MalformedRecord(ValueError):
+    """A record that cannot be stored; the harvester logs and skips it."""
+
+
+def split_arxiv_id(raw: str) -> tuple[str, int | None]:
+    """`2611.13545v2` -> (`2611.13545`, 2); `hep-th/9901001` -> (`hep-th/9901001`, None).
+
+    Raises MalformedRecord for anything that is not an arXiv identifier."""
+    text = raw.strip()
+    for prefix in ("oai:arXiv.org:", "arXiv:", "arxiv:", "http://arxiv.org/abs/", "https://arxiv.org/abs/"):
+        if text.startswith(prefix):
+            text = text[len(prefix) :]
+    version = None
+    match = _VERSION_SUFFIX.search(text)
+    if match and (_NEW_STYLE_ID.match(text[: match.start()]) or _OLD_STYLE_ID.match(text[: match.start()])):
+        version = int(match.group(1))
+        text = text[: match.start()]
+    if not (_NEW_STYLE_ID.match(text) or _OLD_STYLE_ID.match(text)):
+        raise MalformedRecord(f"not an arXiv identifier: {raw!r}")
+    return text, version
+
+
+def is_arxiv_id(raw: str) -> bool:
+    try:
+        split_arxiv_id(raw)
+    except MalformedRecord:
+        return False
+    return True
+
+
+def clean_title(text: str | None) -> str:
+    return _WHITESPACE.sub(" ", text or "").strip()
+
+
+def clean_abstract(text: str | None) -> str:
+    """Undo arXiv's hard line wraps but keep paragraph breaks (an indented line)."""
+    if not text:
+        return ""
+    joined = _WRAPPED_LINE.sub(" ", text.strip())
+    paragraphs = _PARAGRAPH_BREAK.split(joined)
+    return "\n".join(_WHITESPACE.sub(" ", p).strip() for p in paragraphs if p.strip())
+
+
+def split_authors(text: str | None) -> list[str]:
+    """arXiv's author string ("A, B, and C (Univ)") as a list of names, with
+    affiliations in parentheses dropped."""
+    if not text:
+        return []
+    flat = _WHITESPACE.sub(" ", text)
+    while True:
+        stripped = _PARENTHESES.sub("", flat)
+        if stripped == flat:
+            break
+        flat = stripped
+    names = (name.strip() for name in _AUTHOR_SEPARATOR.split(flat))
+    return [name for name in names if name and name.lower() != "and"]
+
+
+def parse_arxiv_date(text: str | None) -> datetime | None:
+    """arXiv's RFC-822 version dates ("Tue, 3 Apr 2007 22:04:11 GMT") in UTC."""
+    if not text:
+        return None
+    try:
+        value = parsedate_to_datetime(text.strip())
+    except (TypeError, ValueError, IndexError) as exc:
+        raise MalformedRecord(f"bad date {text!r}") from exc
+    if value.tzinfo is None:
+        value = value.replace(tzinfo=UTC)
+    return value.astimezone(UTC)
+
+
+def parse_size(text: str | None) -> str:
+    return (text or "").strip()[:32]

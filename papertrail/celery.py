@@ -1,0 +1,11 @@
+"""The one Celery app of PaperTrail."""
+
+import os
+
+from celery import Celery
+
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "papertrail.settings.base")
+
+app = Celery("papertrail")
+app.config_from_object("django.conf:settings", namespace="CELERY")
+app.autodiscover_tasks()

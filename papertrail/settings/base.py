@@ -1,0 +1,247 @@
+"""PaperTrail settings, read from the environment (names in PRODUCT.md).
+
+Defaults are safe for production (DEBUG off, no secret in code) and embedded for
+a single machine: an SQLite file and, without REDIS_URL, a file-system Celery
+broker and a file cache, so `make run` needs no server.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import environ
+from django.core.exceptions import ImproperlyConfigured
+from django.utils.translation import gettext_lazy as _
+
+from papertrail.settings.env import (
+    env_bool,
+    env_cron,
+    env_float,
+    env_int,
+    env_list,
+    env_str,
+    env_url,
+)
+
+BASE_DIR = Path(__file__).resolve().parent.parent.parent
+VAR_DIR = Path(env_str("PAPERTRAIL_VAR_DIR", str(BASE_DIR / "var")))
+
+DEBUG = env_bool("DJANGO_DEBUG", False)
+
+SECRET_KEY = env_str("DJANGO_SECRET_KEY")
+if not SECRET_KEY:
+    if not DEBUG:
+        raise ImproperlyConfigured("DJANGO_SECRET_KEY must be set when DJANGO_DEBUG is off")
+    SECRET_KEY = "django-insecure-development-only-key-never-used-with-debug-off"
+
+ALLOWED_HOSTS = env_list("DJANGO_ALLOWED_HOSTS", [])
+CSRF_TRUSTED_ORIGINS = env_list("DJANGO_CSRF_TRUSTED_ORIGINS", [])
+
+INSTALLED_APPS = [
+    "django.contrib.admin",
+    "django.contrib.auth",
+    "django.contrib.contenttypes",
+    "django.contrib.sessions",
+    "django.contrib.messages",
+    "django.contrib.staticfiles",
+    "django.contrib.postgres",
+    "rest_framework",
+    "django_filters",
+    "drf_spectacular",
+    "accounts",
+    "harvest",
+    "digests",
+]
+
+MIDDLEWARE = [
+    "django.middleware.security.SecurityMiddleware",
+    "whitenoise.middleware.WhiteNoiseMiddleware",
+    "django.contrib.sessions.middleware.SessionMiddleware",
+    "django.middleware.locale.LocaleMiddleware",
+    "django.middleware.common.CommonMiddleware",
+    "django.middleware.csrf.CsrfViewMiddleware",
+    "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "django.contrib.messages.middleware.MessageMiddleware",
+    "django.middleware.clickjacking.XFrameOptionsMiddleware",
+]
+
+ROOT_URLCONF = "papertrail.urls"
+WSGI_APPLICATION = "papertrail.wsgi.application"
+
+TEMPLATES = [
+    {
+        "BACKEND": "django.template.backends.django.DjangoTemplates",
+        "DIRS": [BASE_DIR / "templates"],
+        "APP_DIRS": True,
+        "OPTIONS": {
+            "context_processors": [
+                "django.template.context_processors.request",
+                "django.template.context_processors.i18n",
+                "django.contrib.auth.context_processors.auth",
+                "django.contrib.messages.context_processors.messages",
+            ],
+        },
+    },
+]
+
+# --- Database -------------------------------------------------------------
+DATABASE_URL = env_str("DATABASE_URL", f"sqlite:///{VAR_DIR / 'papertrail.sqlite3'}")
+try:
+    _database = environ.Env.db_url_config(DATABASE_URL)
+except Exception as exc:  # django-environ raises several types for a bad URL
+    raise ImproperlyConfigured(f"DATABASE_URL={DATABASE_URL!r} is not a database URL: {exc}") from exc
+if _database["ENGINE"] not in ("django.db.backends.postgresql", "django.db.backends.sqlite3"):
+    raise ImproperlyConfigured(f"DATABASE_URL={DATABASE_URL!r}: only PostgreSQL and SQLite are supported")
+if _database["ENGINE"] == "django.db.backends.sqlite3":
+    # Web, worker and beat share one file: WAL lets readers run beside the
+    # writer, IMMEDIATE transactions queue writers instead of failing them.
+    _database["OPTIONS"] = {
+        "timeout": 30,
+        "transaction_mode": "IMMEDIATE",
+        "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
+    }
+else:
+    _database["CONN_MAX_AGE"] = env_int("DATABASE_CONN_MAX_AGE", 60, minimum=0)
+    _database["CONN_HEALTH_CHECKS"] = True
+DATABASES = {"default": _database}
+DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+
+AUTH_USER_MODEL = "accounts.User"
+AUTH_PASSWORD_VALIDATORS = [
+    {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
+    {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
+    {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
+    {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
+]
+
+# --- Language and time ----------------------------------------------------
+LANGUAGE_CODE = "zh-hans"
+LANGUAGES = [("zh-hans", _("简体中文")), ("en", _("English"))]
+LOCALE_PATHS = [BASE_DIR / "locale"]
+USE_I18N = True
+USE_TZ = True
+TIME_ZONE = "UTC"  # stored times are UTC
+DISPLAY_TIME_ZONE = "Asia/Shanghai"  # times shown to people are Beijing time
+
+STATIC_URL = "static/"
+STATIC_ROOT = BASE_DIR / "staticfiles"
+STATICFILES_DIRS = [BASE_DIR / "static"] if (BASE_DIR / "static").is_dir() else []
+
+# --- Redis, cache and Celery ----------------------------------------------
+REDIS_URL = env_str("REDIS_URL")
+if REDIS_URL:
+    env_url("REDIS_URL", REDIS_URL, schemes=("redis", "rediss", "unix"))
+    CACHES = {"default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": REDIS_URL}}
+    CELERY_BROKER_URL = REDIS_URL
+    CELERY_RESULT_BACKEND = REDIS_URL
+    CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": 4 * 3600}
+else:
+    # Embedded default for one machine: kombu's file-system transport passes
+    # messages through a folder, so worker and beat need no broker server.
+    _broker_dir = VAR_DIR / "celery-broker"
+    CELERY_BROKER_URL = "filesystem://"
+    CELERY_BROKER_TRANSPORT_OPTIONS = {
+        "data_folder_in": str(_broker_dir),
+        "data_folder_out": str(_broker_dir),
+        "processed_folder": str(VAR_DIR / "celery-processed"),
+        "store_processed": False,
+    }
+    CELERY_RESULT_BACKEND = None
+    CACHES = {
+        "default": {
+            "BACKEND": "django.core.cache.backends.filebased.FileBasedCache",
+            "LOCATION": str(VAR_DIR / "cache"),
+        }
+    }
+
+CELERY_TASK_SERIALIZER = "json"
+CELERY_RESULT_SERIALIZER = "json"
+CELERY_ACCEPT_CONTENT = ["json"]
+CELERY_TIMEZONE = "UTC"
+CELERY_TASK_ACKS_LATE = True
+CELERY_WORKER_PREFETCH_MULTIPLIER = 1
+CELERY_TASK_SOFT_TIME_LIMIT = env_int("CELERY_TASK_SOFT_TIME_LIMIT", 15 * 60, minimum=1)
+CELERY_TASK_TIME_LIMIT = env_int("CELERY_TASK_TIME_LIMIT", 16 * 60, minimum=1)
+CELERY_RESULT_EXPIRES = 24 * 3600
+CELERY_TASK_DEFAULT_QUEUE = "default"
+CELERY_TASK_ROUTES = {
+    "harvest.*": {"queue": "harvest"},
+    "digests.*": {"queue": "llm"},
+}
+CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+
+# A harvest may page through thousands of records at arXiv's pace; it
+# checkpoints after every page, so hitting this limit only pauses the run and
+# the next scheduled run resumes it.
+HARVEST_SOFT_TIME_LIMIT = env_int("HARVEST_SOFT_TIME_LIMIT", 2 * 3600, minimum=1)
+HARVEST_TIME_LIMIT = HARVEST_SOFT_TIME_LIMIT + 300
+# A source's lease outlives a stalled page; a live holder renews it after each
+# page, and a holder whose process is gone loses it at once (harvest/locks.py).
+HARVEST_LEASE_SECONDS = env_int("HARVEST_LEASE_SECONDS", 15 * 60, minimum=10)
+
+# Beat schedules: one entry per source, cron overridable by environment.
+HARVEST_SCHEDULES = {
+    # arXiv OAI-PMH refreshes once a day after the announcement (about 00:00
+    # UTC, Sunday to Thursday); checking every two hours catches it early and
+    # costs a single empty request otherwise.
+    "arxiv": env_cron("PAPERTRAIL_CRON_ARXIV", "17 */2 * * *"),
+}
+
+# --- Sources ----------------------------------------------------------------
+ARXIV_OAI_URL = env_url("ARXIV_OAI_URL", "https://oaipmh.arxiv.org/oai")
+ARXIV_API_URL = env_url("ARXIV_API_URL", "https://export.arxiv.org/api/query")
+ARXIV_RSS_URL = env_url("ARXIV_RSS_URL", "https://rss.arxiv.org/rss")
+HF_DAILY_PAPERS_URL = env_url("HF_DAILY_PAPERS_URL", "https://huggingface.co/api/daily_papers")
+ARXIV_REQUEST_DELAY = env_float("ARXIV_REQUEST_DELAY", 3.0, minimum=0.0)
+ARXIV_OAI_SETS = env_list("ARXIV_OAI_SETS", ["cs"])
+HTTP_TIMEOUT = env_float("PAPERTRAIL_HTTP_TIMEOUT", 60.0, minimum=1.0)
+HTTP_MAX_RETRIES = env_int("PAPERTRAIL_HTTP_MAX_RETRIES", 5, minimum=0)
+HTTP_BACKOFF_BASE = env_float("PAPERTRAIL_HTTP_BACKOFF_BASE", 5.0, minimum=0.0)
+# Longest Retry-After the harvester honours; a longer one ends the run as failed
+# (transient) so that a worker is not held for hours.
+HTTP_MAX_RETRY_AFTER = env_float("PAPERTRAIL_HTTP_MAX_RETRY_AFTER", 600.0, minimum=0.0)
+HTTP_USER_AGENT = env_str(
+    "PAPERTRAIL_USER_AGENT",
+    "PaperTrail/1.0 (research-monitoring portal; polite OAI-PMH harvester; +https://github.com/papertrail)",
+)
+
+# A paper is AI-related when its primary or any cross-listed category is in
+# this set (PRODUCT.md, "AI-related"). Override with a comma-separated list.
+PAPERTRAIL_AI_CATEGORIES = frozenset(
+    env_list(
+        "PAPERTRAIL_AI_CATEGORIES",
+        ["cs.AI", "cs.LG", "cs.CL", "cs.CV", "cs.NE", "cs.IR", "cs.MA", "cs.RO", "stat.ML"],
+    )
+)
+
+# --- LLM --------------------------------------------------------------------
+ANTHROPIC_API_KEY = env_str("ANTHROPIC_API_KEY")
+PAPERTRAIL_SUMMARY_MODEL = env_str("PAPERTRAIL_SUMMARY_MODEL", "claude-sonnet-4-5")
+
+# --- Logging ----------------------------------------------------------------
+LOGGING = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s: %(message)s"}},
+    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
+    "root": {"handlers": ["console"], "level": env_str("PAPERTRAIL_LOG_LEVEL", "INFO")},
+    "loggers": {"django.db.backends": {"level": "WARNING"}},
+}
+
+# --- Security (production defaults; DEBUG relaxes the transport rules) ----------
+SESSION_COOKIE_HTTPONLY = True
+SECURE_CONTENT_TYPE_NOSNIFF = True
+X_FRAME_OPTIONS = "DENY"
+SECURE_REFERRER_POLICY = "same-origin"
+if not DEBUG:
+    SECURE_SSL_REDIRECT = env_bool("DJANGO_SECURE_SSL_REDIRECT", True)
+    SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+    SESSION_COOKIE_SECURE = True
+    CSRF_COOKIE_SECURE = True
+    SECURE_HSTS_SECONDS = env_int("DJANGO_SECURE_HSTS_SECONDS", 31536000, minimum=0)
+    SECURE_HSTS_INCLUDE_SUBDOMAINS = True
+    SECURE_HSTS_PRELOAD = True
+
+REST_FRAMEWORK = {
+    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+}

@@ -1,0 +1,22 @@
+"""Test settings: the base settings with a test-only secret and no politeness delay.
+
+The database and Redis still come from DATABASE_URL / REDIS_URL, so CI runs the
+suite on the real PostgreSQL and Redis servers.
+"""
+
+import os
+
+os.environ.setdefault("DJANGO_SECRET_KEY", "test-only-secret-key-not-for-production")
+os.environ.setdefault("ARXIV_REQUEST_DELAY", "0")
+os.environ.setdefault("PAPERTRAIL_HTTP_BACKOFF_BASE", "0")
+os.environ.setdefault("DJANGO_SECURE_SSL_REDIRECT", "0")
+
+from papertrail.settings.base import *  # noqa: E402,F403
+from papertrail.settings.base import DATABASES, VAR_DIR  # noqa: E402
+
+PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+
+if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
+    # A file, not memory, so that subprocesses (a killed harvest, a Celery
+    # worker) see the same test database as the test itself.
+    DATABASES["default"]["TEST"] = {"NAME": str(VAR_DIR / "test-papertrail.sqlite3")}
