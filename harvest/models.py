@@ -163,3 +163,23 @@ class HarvestRun(models.Model):
 
     def __str__(self) -> str:
         return f"{self.source.slug} run {self.pk} ({self.status})"
+
+
+class CommunityPick(models.Model):
+    """A community signal about a paper, such as a Hugging Face Daily Papers
+    feature: when it was featured and how many upvotes it had when last seen."""
+
+    paper = models.ForeignKey(Paper, on_delete=models.CASCADE, related_name="community_picks")
+    source = models.ForeignKey(Source, on_delete=models.CASCADE, related_name="picks")
+    featured_on = models.DateField()
+    upvotes = models.PositiveIntegerField(default=0)
+    url = models.URLField(blank=True)
+    first_seen_at = models.DateTimeField(default=timezone.now)
+    last_seen_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["paper", "source"], name="communitypick_unique")]
+        indexes = [models.Index(fields=["-first_seen_at"], name="communitypick_seen_idx")]
+
+    def __str__(self) -> str:
+        return f"{self.paper.arxiv_id} on {self.source.slug} ({self.upvotes} upvotes)"

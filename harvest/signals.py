@@ -1,0 +1,10 @@
+"""Signals the harvest sends to other apps, so that harvest depends on none of them.
+
+`versions_created` is sent after the transaction that stored new versions has
+committed, with `version_ids` (the primary keys of every Version created).
+The digests app listens to it to write guided readings.
+"""
+
+from django.dispatch import Signal
+
+versions_created = Signal()
