@@ -147,6 +147,7 @@ class HarvestRun(models.Model):
     seen = models.PositiveIntegerField(default=0)
     new_papers = models.PositiveIntegerField(default=0)
     new_versions = models.PositiveIntegerField(default=0)
+    updated = models.PositiveIntegerField(default=0, help_text="known papers whose metadata changed without a new version")
     unchanged = models.PositiveIntegerField(default=0)
     skipped = models.PositiveIntegerField(default=0)
     pages = models.PositiveIntegerField(default=0)
