@@ -1,0 +1,100 @@
+"""Guided readings (AI 导读) and the small amount of state that governs writing them.
+
+A guided reading is paid for once per (version, prompt version): the unique
+constraint makes a duplicate impossible and a conditional UPDATE
+(pending -> running) decides which worker makes the call (digests/services.py).
+"""
+
+from __future__ import annotations
+
+from decimal import Decimal
+
+from django.db import models
+from django.utils import timezone
+
+
+class GuidedReading(models.Model):
+    class Status(models.TextChoices):
+        PENDING = "pending", "pending"
+        RUNNING = "running", "running"
+        DONE = "done", "done"
+        FAILED = "failed", "failed"
+
+    version = models.ForeignKey("harvest.Version", on_delete=models.CASCADE, related_name="guided_readings")
+    prompt_version = models.CharField(max_length=32)
+    status = models.CharField(max_length=16, choices=Status.choices, default=Status.PENDING)
+    model = models.CharField(max_length=100, blank=True)
+    content = models.JSONField(
+        default=dict,
+        blank=True,
+        help_text='{"zh": {takeaway, problem, method, results, limitations, changes}, "en": {same keys}}; '
+        "only validated output is stored",
+    )
+    input_tokens = models.PositiveIntegerField(default=0)
+    output_tokens = models.PositiveIntegerField(default=0)
+    cost_usd = models.DecimalField(max_digits=12, decimal_places=6, default=Decimal("0"))
+    created_at = models.DateTimeField(default=timezone.now)
+    written_at = models.DateTimeField(null=True, blank=True, db_index=True, help_text="null until done")
+    error = models.TextField(blank=True)
+    attempts = models.PositiveSmallIntegerField(default=0)
+    claimed_at = models.DateTimeField(null=True, blank=True, help_text="when a worker took it (running)")
+    batch = models.ForeignKey(
+        "digests.SummaryBatch", null=True, blank=True, on_delete=models.SET_NULL, related_name="readings"
+    )
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["version", "prompt_version"], name="guidedreading_once_per_prompt"),
+        ]
+        indexes = [models.Index(fields=["status", "prompt_version"], name="guidedreading_status_idx")]
+
+    def __str__(self) -> str:
+        return f"reading of version {self.version_id} ({self.prompt_version}, {self.status})"
+
+
+class SummaryBatch(models.Model):
+    """One Message Batches API batch (half price); a periodic task collects it."""
+
+    class Status(models.TextChoices):
+        IN_PROGRESS = "in_progress", "in progress"
+        ENDED = "ended", "ended"
+        FAILED = "failed", "failed"
+
+    batch_id = models.CharField(max_length=128, unique=True)
+    status = models.CharField(max_length=16, choices=Status.choices, default=Status.IN_PROGRESS)
+    request_count = models.PositiveIntegerField(default=0)
+    created_at = models.DateTimeField(default=timezone.now)
+    ended_at = models.DateTimeField(null=True, blank=True)
+    error = models.TextField(blank=True)
+
+    def __str__(self) -> str:
+        return f"{self.batch_id} ({self.status})"
+
+
+class LLMState(models.Model):
+    """Singleton row (pk=1): whether summarising is paused and why. An
+    authentication error or a spending-limit reply sets it; an admin clears it."""
+
+    paused = models.BooleanField(default=False)
+    reason = models.TextField(blank=True)
+    paused_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        verbose_name = "LLM state"
+        verbose_name_plural = "LLM state"
+
+    def __str__(self) -> str:
+        return f"paused: {self.reason}" if self.paused else "running"
+
+
+class DailySpend(models.Model):
+    """Money committed to the API per day (in DISPLAY_TIME_ZONE), counted from
+    token usage. A call first reserves its worst-case cost with a conditional
+    UPDATE, so concurrent workers never jointly pass the budget."""
+
+    day = models.DateField(unique=True)
+    spent_usd = models.DecimalField(max_digits=12, decimal_places=6, default=Decimal("0"))
+    calls = models.PositiveIntegerField(default=0)
+
+    def __str__(self) -> str:
+        return f"{self.day}: ${self.spent_usd}"

@@ -245,3 +245,61 @@ if not DEBUG:
 REST_FRAMEWORK = {
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
 }
+
+# --- LLM (digests) ------------------------------------------------------------
+# Guided readings (digests app). ANTHROPIC_API_KEY and PAPERTRAIL_SUMMARY_MODEL
+# are read above; the base URL is the SDK's own ANTHROPIC_BASE_URL.
+# Which new versions get a reading: "ai" (AI-related papers, the default) or
+# "cs" (every paper in the library, i.e. all of CS as harvested).
+PAPERTRAIL_SUMMARY_SCOPE = env_str("PAPERTRAIL_SUMMARY_SCOPE", "ai").lower()
+if PAPERTRAIL_SUMMARY_SCOPE not in ("ai", "cs"):
+    raise ImproperlyConfigured(f"PAPERTRAIL_SUMMARY_SCOPE={PAPERTRAIL_SUMMARY_SCOPE!r} must be 'ai' or 'cs'")
+# Identifies the prompt and schema in digests/llm.py; bump it when either
+# changes, and every version is summarised again under the new one.
+PAPERTRAIL_SUMMARY_PROMPT_VERSION = env_str("PAPERTRAIL_SUMMARY_PROMPT_VERSION", "2026-01")
+# Daily spending cap in US dollars (day in DISPLAY_TIME_ZONE), from token counts.
+PAPERTRAIL_SUMMARY_DAILY_BUDGET_USD = env_float("PAPERTRAIL_SUMMARY_DAILY_BUDGET_USD", 5.0, minimum=0.0)
+# A backlog longer than this goes through the Message Batches API (half price).
+PAPERTRAIL_SUMMARY_BATCH_THRESHOLD = env_int("PAPERTRAIL_SUMMARY_BATCH_THRESHOLD", 50, minimum=1)
+PAPERTRAIL_SUMMARY_BATCH_MAX = env_int("PAPERTRAIL_SUMMARY_BATCH_MAX", 1000, minimum=1)
+PAPERTRAIL_SUMMARY_TIMEOUT = env_float("PAPERTRAIL_SUMMARY_TIMEOUT", 120.0, minimum=1.0)
+PAPERTRAIL_SUMMARY_MAX_TOKENS = env_int("PAPERTRAIL_SUMMARY_MAX_TOKENS", 2500, minimum=256)
+# Attempts per call for 429/529/5xx/connection errors (the SDK's own retries are off).
+PAPERTRAIL_SUMMARY_MAX_ATTEMPTS = env_int("PAPERTRAIL_SUMMARY_MAX_ATTEMPTS", 4, minimum=1)
+PAPERTRAIL_SUMMARY_BACKOFF_BASE = env_float("PAPERTRAIL_SUMMARY_BACKOFF_BASE", 2.0, minimum=0.0)
+# A longer retry-after than this ends the attempt as failed-transient (the
+# reading goes back to pending) instead of holding a worker.
+PAPERTRAIL_SUMMARY_MAX_RETRY_AFTER = env_float("PAPERTRAIL_SUMMARY_MAX_RETRY_AFTER", 120.0, minimum=0.0)
+# A reading left "running" this long by a worker that died may be claimed again.
+PAPERTRAIL_SUMMARY_STALE_SECONDS = env_int("PAPERTRAIL_SUMMARY_STALE_SECONDS", 1800, minimum=60)
+# List prices in US dollars per million tokens (input, output); batches cost half.
+# A model missing here is priced by the PAPERTRAIL_SUMMARY_PRICE_* fallback.
+PAPERTRAIL_SUMMARY_PRICES = {
+    "claude-sonnet-4-5": (3.0, 15.0),
+    "claude-sonnet-4-0": (3.0, 15.0),
+    "claude-sonnet-4-20250514": (3.0, 15.0),
+    "claude-haiku-4-5": (1.0, 5.0),
+    "claude-opus-4-5": (5.0, 25.0),
+    "claude-opus-4-1": (15.0, 75.0),
+}
+PAPERTRAIL_SUMMARY_PRICE_INPUT = env_float("PAPERTRAIL_SUMMARY_PRICE_INPUT", 3.0, minimum=0.0)
+PAPERTRAIL_SUMMARY_PRICE_OUTPUT = env_float("PAPERTRAIL_SUMMARY_PRICE_OUTPUT", 15.0, minimum=0.0)
+# Beat entries for the lead to merge into the beat schedule; `expires` is
+# shorter than the interval so a late run is dropped, not stacked.
+_DIGESTS_COLLECT_SECONDS = env_int("PAPERTRAIL_SUMMARY_COLLECT_SECONDS", 600, minimum=60)
+_DIGESTS_DRAIN_SECONDS = env_int("PAPERTRAIL_SUMMARY_DRAIN_SECONDS", 3600, minimum=60)
+CELERY_BEAT_SCHEDULE_DIGESTS = {
+    # Collects finished Message Batches results and submits a batch when the
+    # backlog is above the threshold.
+    "digests-collect-batches": {
+        "task": "digests.collect_batches",
+        "schedule": _DIGESTS_COLLECT_SECONDS,
+        "options": {"expires": _DIGESTS_COLLECT_SECONDS * 9 // 10},
+    },
+    # Works through a backlog left by pauses, budget stops or lost messages.
+    "digests-drain-backlog": {
+        "task": "digests.drain_backlog",
+        "schedule": _DIGESTS_DRAIN_SECONDS,
+        "options": {"expires": _DIGESTS_DRAIN_SECONDS * 9 // 10},
+    },
+}
