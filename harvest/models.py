@@ -105,6 +105,9 @@ class Authorship(models.Model):
         ]
         indexes = [models.Index(fields=["author", "paper"], name="authorship_author_idx")]
 
+    def __str__(self) -> str:
+        return f"{self.author_id} on {self.paper_id} at {self.position}"
+
 
 class PaperCategory(models.Model):
     paper = models.ForeignKey(Paper, on_delete=models.CASCADE, related_name="category_links")
@@ -116,6 +119,9 @@ class PaperCategory(models.Model):
             models.UniqueConstraint(fields=["paper", "category"], name="papercategory_unique"),
         ]
         indexes = [models.Index(fields=["category", "paper"], name="papercategory_category_idx")]
+
+    def __str__(self) -> str:
+        return f"{self.category} on {self.paper_id}"
 
 
 class Source(models.Model):
@@ -147,7 +153,9 @@ class HarvestRun(models.Model):
     seen = models.PositiveIntegerField(default=0)
     new_papers = models.PositiveIntegerField(default=0)
     new_versions = models.PositiveIntegerField(default=0)
-    updated = models.PositiveIntegerField(default=0, help_text="known papers whose metadata changed without a new version")
+    updated = models.PositiveIntegerField(
+        default=0, help_text="known papers whose metadata changed without a new version"
+    )
     unchanged = models.PositiveIntegerField(default=0)
     skipped = models.PositiveIntegerField(default=0)
     pages = models.PositiveIntegerField(default=0)

@@ -12,8 +12,9 @@ from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
-from harvest.models import Author, Authorship, Paper, PaperCategory, Version
+from harvest.models import Author, Authorship, CommunityPick, Paper, PaperCategory, Source, Version
 from harvest.records import PaperRecord, VersionRecord
+from harvest.sources.base import PickRecord
 
 logger = logging.getLogger(__name__)
 
@@ -279,3 +280,43 @@ def _replace_links(relinks: list[tuple[Paper, PaperRecord]]) -> None:
     ]
     Authorship.objects.bulk_create(authorships, batch_size=5000)
     PaperCategory.objects.bulk_create(categories, batch_size=5000)
+
+
+@transaction.atomic
+def community_pick_upsert_many(*, source: Source, picks: Iterable[PickRecord], now: datetime | None = None) -> int:
+    """Record community signals for papers already in the library; returns how
+    many papers were picked for the first time by this source."""
+    now = now or timezone.now()
+    by_id = {pick.arxiv_id: pick for pick in picks}
+    paper_ids = dict(Paper.objects.filter(arxiv_id__in=list(by_id)).values_list("arxiv_id", "id"))
+    missing = set(by_id) - set(paper_ids)
+    if missing:
+        logger.warning("%d community picks name papers not in the library: %s", len(missing), sorted(missing)[:5])
+    existing = {
+        pick.paper_id: pick for pick in CommunityPick.objects.filter(source=source, paper_id__in=paper_ids.values())
+    }
+    created, changed = [], []
+    for arxiv_id, paper_id in paper_ids.items():
+        record = by_id[arxiv_id]
+        pick = existing.get(paper_id)
+        if pick is None:
+            created.append(
+                CommunityPick(
+                    paper_id=paper_id,
+                    source=source,
+                    featured_on=record.featured_on,
+                    upvotes=record.upvotes,
+                    url=record.url,
+                    first_seen_at=now,
+                    last_seen_at=now,
+                )
+            )
+            continue
+        pick.featured_on = max(pick.featured_on, record.featured_on)
+        pick.upvotes = record.upvotes
+        pick.url = record.url or pick.url
+        pick.last_seen_at = now
+        changed.append(pick)
+    CommunityPick.objects.bulk_create(created, ignore_conflicts=True)
+    CommunityPick.objects.bulk_update(changed, ["featured_on", "upvotes", "url", "last_seen_at"], batch_size=500)
+    return len(created)

@@ -32,7 +32,7 @@ SECRET_KEY = env_str("DJANGO_SECRET_KEY")
 if not SECRET_KEY:
     if not DEBUG:
         raise ImproperlyConfigured("DJANGO_SECRET_KEY must be set when DJANGO_DEBUG is off")
-    SECRET_KEY = "django-insecure-development-only-key-never-used-with-debug-off"
+    SECRET_KEY = "django-insecure-development-only-key-never-used-with-debug-off"  # noqa: S105 - DEBUG only
 
 ALLOWED_HOSTS = env_list("DJANGO_ALLOWED_HOSTS", [])
 CSRF_TRUSTED_ORIGINS = env_list("DJANGO_CSRF_TRUSTED_ORIGINS", [])

@@ -11,8 +11,8 @@ os.environ.setdefault("ARXIV_REQUEST_DELAY", "0")
 os.environ.setdefault("PAPERTRAIL_HTTP_BACKOFF_BASE", "0")
 os.environ.setdefault("DJANGO_SECURE_SSL_REDIRECT", "0")
 
-from papertrail.settings.base import *  # noqa: E402,F403
-from papertrail.settings.base import DATABASES, VAR_DIR  # noqa: E402
+from papertrail.settings.base import *  # noqa: F403
+from papertrail.settings.base import DATABASES, VAR_DIR
 
 PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 

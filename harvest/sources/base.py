@@ -1,0 +1,74 @@
+"""The small interface every source implements.
+
+A source turns a request window and a resumption point into a stream of pages.
+Each page carries the records it parsed and the checkpoint *after* it, so the
+runner (harvest/runs.py) can store a page and its checkpoint in one transaction
+and a run killed at any moment resumes from its last stored page.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from datetime import date
+from typing import Any, ClassVar
+
+from harvest.records import PaperRecord
+from harvest.sources.http import PoliteSession
+
+
+@dataclass(slots=True)
+class PickRecord:
+    """A community signal about one paper (Hugging Face Daily Papers)."""
+
+    arxiv_id: str
+    featured_on: date
+    upvotes: int = 0
+    url: str = ""
+
+
+@dataclass(slots=True)
+class Page:
+    records: list[PaperRecord]
+    checkpoint: dict[str, Any]
+    skipped: int = 0
+    deleted: int = 0
+    picks: list[PickRecord] = field(default_factory=list)
+
+
+@dataclass(frozen=True, slots=True)
+class Window:
+    """What a run asks for. Both ends empty: an incremental run from the
+    source's own checkpoint."""
+
+    date_from: date | None = None
+    date_until: date | None = None
+
+    @property
+    def is_incremental(self) -> bool:
+        return self.date_from is None and self.date_until is None
+
+    def as_dict(self) -> dict[str, str | None]:
+        return {
+            "from": self.date_from.isoformat() if self.date_from else None,
+            "until": self.date_until.isoformat() if self.date_until else None,
+        }
+
+
+class SourceClient(ABC):
+    slug: ClassVar[str]
+    name: ClassVar[str]
+
+    def __init__(self, *, http: PoliteSession | None = None) -> None:
+        self.http = http or PoliteSession()
+
+    @abstractmethod
+    def pages(self, *, window: Window, source_checkpoint: dict, resume: dict) -> Iterator[Page]:
+        """Yield pages in order. `resume` is the checkpoint of the last stored
+        page of an unfinished run ({} for a fresh run); `source_checkpoint` is
+        what the last completed run left for the next one."""
+
+    def completed_checkpoint(self, *, window: Window, source_checkpoint: dict, run_checkpoint: dict) -> dict:
+        """What the source keeps for the next run once this run completed."""
+        return source_checkpoint

@@ -1,0 +1,136 @@
+"""The one HTTP wrapper every source uses.
+
+It sets the timeout and the User-Agent, keeps the politeness delay between
+requests to one host, honours `503` with `Retry-After`, retries network errors
+and 5xx with a bounded backoff, and turns every failure into a `SourceError`
+that says whether it is permanent (403, 4xx, unparsable) or transient.
+"""
+
+from __future__ import annotations
+
+import logging
+import random
+import threading
+import time
+from collections.abc import Callable, Mapping
+from email.utils import parsedate_to_datetime
+
+import requests
+from django.conf import settings
+
+logger = logging.getLogger(__name__)
+
+
+class SourceError(Exception):
+    """A failure that stopped a request. `transient` errors may succeed later."""
+
+    def __init__(self, message: str, *, transient: bool, status: int | None = None) -> None:
+        super().__init__(message)
+        self.transient = transient
+        self.status = status
+
+
+class TransientError(SourceError):
+    def __init__(self, message: str, *, status: int | None = None) -> None:
+        super().__init__(message, transient=True, status=status)
+
+
+class PermanentError(SourceError):
+    def __init__(self, message: str, *, status: int | None = None) -> None:
+        super().__init__(message, transient=False, status=status)
+
+
+def _retry_after_seconds(value: str | None) -> float | None:
+    if not value:
+        return None
+    value = value.strip()
+    if value.isdigit():
+        return float(value)
+    try:
+        when = parsedate_to_datetime(value)
+    except (TypeError, ValueError):
+        return None
+    return max(0.0, when.timestamp() - time.time())
+
+
+class PoliteSession:
+    """One request at a time, at least `delay` seconds apart, with retries.
+
+    `sleep` is injectable so that a caller can observe the waits it asks for;
+    the real one is `time.sleep` (this is pacing towards a remote server, not
+    synchronisation).
+    """
+
+    def __init__(
+        self,
+        *,
+        delay: float | None = None,
+        timeout: float | None = None,
+        max_retries: int | None = None,
+        backoff_base: float | None = None,
+        max_retry_after: float | None = None,
+        user_agent: str | None = None,
+        sleep: Callable[[float], None] = time.sleep,
+    ) -> None:
+        self.delay = settings.ARXIV_REQUEST_DELAY if delay is None else delay
+        self.timeout = settings.HTTP_TIMEOUT if timeout is None else timeout
+        self.max_retries = settings.HTTP_MAX_RETRIES if max_retries is None else max_retries
+        self.backoff_base = settings.HTTP_BACKOFF_BASE if backoff_base is None else backoff_base
+        self.max_retry_after = settings.HTTP_MAX_RETRY_AFTER if max_retry_after is None else max_retry_after
+        self.sleep = sleep
+        self.session = requests.Session()
+        self.session.headers["User-Agent"] = user_agent or settings.HTTP_USER_AGENT
+        self._last_request_at: float | None = None
+        self._lock = threading.Lock()
+
+    def get(self, url: str, params: Mapping[str, str] | None = None) -> requests.Response:
+        with self._lock:
+            return self._get_with_retries(url, params)
+
+    def _pace(self) -> None:
+        if self._last_request_at is not None and self.delay > 0:
+            wait = self._last_request_at + self.delay - time.monotonic()
+            if wait > 0:
+                self.sleep(wait)
+        self._last_request_at = time.monotonic()
+
+    def _backoff(self, attempt: int) -> float:
+        return self.backoff_base * (2**attempt) * (1 + random.random() / 2)
+
+    def _get_with_retries(self, url: str, params: Mapping[str, str] | None) -> requests.Response:
+        attempt = 0
+        while True:
+            self._pace()
+            try:
+                response = self.session.get(url, params=params, timeout=self.timeout)
+            except requests.RequestException as exc:
+                error: SourceError = TransientError(f"network error: {exc.__class__.__name__}: {exc}")
+                wait: float | None = self._backoff(attempt)
+            else:
+                if response.status_code == 200:
+                    return response
+                error, wait = self._classify(response, attempt)
+            if wait is None or attempt >= self.max_retries:
+                raise error
+            attempt += 1
+            logger.warning("%s; retry %d of %d in %.1f s", error, attempt, self.max_retries, wait)
+            if wait > 0:
+                self.sleep(wait)
+
+    def _classify(self, response: requests.Response, attempt: int) -> tuple[SourceError, float | None]:
+        """The error for a non-200 reply and how long to wait before retrying
+        it (None: do not retry)."""
+        status = response.status_code
+        reason = f"HTTP {status} from {response.url.split('?')[0]}"
+        if status in (429, 503):
+            retry_after = _retry_after_seconds(response.headers.get("Retry-After"))
+            if retry_after is not None:
+                if retry_after > self.max_retry_after:
+                    # Transient, but not worth holding a worker for: the run
+                    # fails now and the next scheduled run catches up.
+                    return TransientError(f"{reason}: Retry-After {retry_after:.0f} s", status=status), None
+                return TransientError(f"{reason} with Retry-After {retry_after:.0f} s", status=status), retry_after
+            return TransientError(reason, status=status), self._backoff(attempt)
+        if status >= 500:
+            return TransientError(reason, status=status), self._backoff(attempt)
+        return PermanentError(reason, status=status), None

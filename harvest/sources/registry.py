@@ -1,0 +1,17 @@
+"""Every source by its slug. Adding a source is adding a module and a line here."""
+
+from __future__ import annotations
+
+from harvest.sources.base import SourceClient
+from harvest.sources.oai import ArxivOaiSource
+
+SOURCES: dict[str, type[SourceClient]] = {
+    ArxivOaiSource.slug: ArxivOaiSource,
+}
+
+
+def get_source_class(slug: str) -> type[SourceClient]:
+    try:
+        return SOURCES[slug]
+    except KeyError:
+        raise KeyError(f"unknown source {slug!r}; known: {', '.join(sorted(SOURCES))}") from None
