@@ -13,6 +13,7 @@ import environ
 from django.core.exceptions import ImproperlyConfigured
 from django.utils.translation import gettext_lazy as _
 
+from papertrail.schedules import crontab_from, expires_for
 from papertrail.settings.env import (
     env_bool,
     env_cron,
@@ -185,7 +186,22 @@ HARVEST_SCHEDULES = {
     # UTC, Sunday to Thursday); checking every two hours catches it early and
     # costs a single empty request otherwise.
     "arxiv": env_cron("PAPERTRAIL_CRON_ARXIV", "17 */2 * * *"),
+    # Hugging Face Daily Papers grows through the day; hourly keeps the
+    # community signal fresh at one small JSON request.
+    "hf_daily": env_cron("PAPERTRAIL_CRON_HF_DAILY", "43 * * * *"),
 }
+CELERY_BEAT_SCHEDULE = {
+    f"harvest-{slug}": {
+        "task": "harvest.run_source",
+        "schedule": crontab_from(cron),
+        "args": [slug],
+        # A run that waited longer than most of the interval is dropped; the
+        # next one catches up from the checkpoint.
+        "options": {"expires": expires_for(cron), "queue": "harvest"},
+    }
+    for slug, cron in HARVEST_SCHEDULES.items()
+}
+CELERY_BEAT_SCHEDULE_FILENAME = str(VAR_DIR / "celerybeat-schedule")
 
 # --- Sources ----------------------------------------------------------------
 ARXIV_OAI_URL = env_url("ARXIV_OAI_URL", "https://oaipmh.arxiv.org/oai")
