@@ -1,8 +1,14 @@
+import os
+import sys
 from collections.abc import Iterator
+from pathlib import Path
+from urllib.parse import quote
 
 import pytest
 
 from tests.replay_server import ReplayServer
+
+PROJECT_ROOT = Path(__file__).resolve().parent.parent
 
 
 @pytest.fixture
@@ -13,3 +19,35 @@ def replay_server() -> Iterator[ReplayServer]:
         yield server
     finally:
         server.stop()
+
+
+def database_url_of_current_connection() -> str:
+    """The DATABASE_URL of the database this test runs on (the test database),
+    for subprocesses that must see the same data."""
+    from django.db import connection
+
+    conf = connection.settings_dict
+    if conf["ENGINE"].endswith("sqlite3"):
+        return f"sqlite:///{conf['NAME']}"
+    user = quote(conf.get("USER") or "")
+    password = quote(conf.get("PASSWORD") or "")
+    auth = f"{user}:{password}@" if password else (f"{user}@" if user else "")
+    return f"postgres://{auth}{conf.get('HOST') or ''}:{conf.get('PORT') or 5432}/{conf['NAME']}"
+
+
+@pytest.fixture
+def subprocess_env() -> dict[str, str]:
+    """Environment for a manage.py or Celery subprocess on the test database.
+    Use with a transactional test (django_db(transaction=True)) so the data is
+    committed and visible to the subprocess."""
+    env = dict(os.environ)
+    env["DATABASE_URL"] = database_url_of_current_connection()
+    env["DJANGO_SETTINGS_MODULE"] = "papertrail.settings.test"
+    env["PYTHONPATH"] = str(PROJECT_ROOT)
+    env["PYTHONUNBUFFERED"] = "1"
+    return env
+
+
+@pytest.fixture
+def manage_py() -> list[str]:
+    return [sys.executable, str(PROJECT_ROOT / "manage.py")]

@@ -26,6 +26,8 @@ from papertrail.settings.env import (
 
 BASE_DIR = Path(__file__).resolve().parent.parent.parent
 VAR_DIR = Path(env_str("PAPERTRAIL_VAR_DIR", str(BASE_DIR / "var")))
+# Home of the embedded defaults (SQLite file, file broker, file cache).
+VAR_DIR.mkdir(parents=True, exist_ok=True)
 
 DEBUG = env_bool("DJANGO_DEBUG", False)
 
