@@ -142,6 +142,7 @@ else:
     # Embedded default for one machine: kombu's file-system transport passes
     # messages through a folder, so worker and beat need no broker server.
     _broker_dir = VAR_DIR / "celery-broker"
+    _broker_dir.mkdir(exist_ok=True)
     CELERY_BROKER_URL = "filesystem://"
     CELERY_BROKER_TRANSPORT_OPTIONS = {
         "data_folder_in": str(_broker_dir),
@@ -321,3 +322,13 @@ CELERY_BEAT_SCHEDULE_DIGESTS = {
         "options": {"expires": _DIGESTS_DRAIN_SECONDS * 9 // 10},
     },
 }
+
+# --- arXiv API source (ingest) ------------------------------------------------
+# A check of the "arxiv_api" source without ids asks for the newest updates of
+# this query, sorted by last update, at most this many results per check
+# (harvest/sources/arxiv_api.py). Lookups by id need neither.
+ARXIV_API_QUERY = env_str("ARXIV_API_QUERY", "cat:cs.*")
+ARXIV_API_MAX_RESULTS = env_int("ARXIV_API_MAX_RESULTS", 500, minimum=1)
+# Retries the `arxiv` package makes after a 5xx/429, an unexpectedly empty page
+# or a connection error, each after ARXIV_REQUEST_DELAY seconds.
+ARXIV_API_RETRIES = env_int("ARXIV_API_RETRIES", 3, minimum=0)
