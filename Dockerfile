@@ -1,0 +1,8 @@
+# One image for web, worker and beat (docker-compose.yml picks the command).
+FROM python:3.11-slim
+ENV PYTHONDONTWRITEBYTECODE=1 PYTHONUNBUFFERED=1
+WORKDIR /app
+COPY requirements.txt .
+RUN pip install --no-cache-dir -r requirements.txt
+COPY . .
+RUN DJANGO_SECRET_KEY=build-only python manage.py collectstatic --noinput

@@ -1,0 +1,51 @@
+# PaperTrail: `make run` starts the portal with its worker and beat; `make test` runs the whole suite.
+SHELL := /bin/bash
+PYTHON ?= python3
+VENV := .venv
+PY := $(VENV)/bin/python
+RUN_STAMP := $(VENV)/.run-$(shell cat requirements.txt | md5sum | cut -c1-12)
+DEV_STAMP := $(VENV)/.dev-$(shell cat requirements.txt requirements-dev.txt | md5sum | cut -c1-12)
+# Tests and checks read settings for tests; `make run` runs the real settings in debug mode.
+TEST_ENV := DJANGO_SETTINGS_MODULE=papertrail.settings.test
+
+.PHONY: run test lint format check-migrations bench-harvest browser-deps clean
+
+$(PY):
+	$(PYTHON) -m venv $(VENV)
+
+$(RUN_STAMP): requirements.txt | $(PY)
+	$(PY) -m pip install --quiet -r requirements.txt
+	touch $@
+
+$(DEV_STAMP): requirements.txt requirements-dev.txt | $(PY)
+	$(PY) -m pip install --quiet -r requirements-dev.txt
+	touch $@
+
+run: $(RUN_STAMP)
+	bin/run-portal
+
+# Debian's chromium drives the browser tests (Playwright never downloads a browser here).
+browser-deps:
+	@command -v chromium >/dev/null 2>&1 || { \
+		echo "installing Debian's chromium for the browser tests"; \
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium fonts-noto-cjk >/dev/null; }
+
+test: $(DEV_STAMP) browser-deps
+	source bin/test-services && $(TEST_ENV) $(PY) -m pytest $(PYTEST_ARGS)
+
+lint: $(DEV_STAMP)
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/ruff format --check .
+
+format: $(DEV_STAMP)
+	$(VENV)/bin/ruff check --fix .
+	$(VENV)/bin/ruff format .
+
+check-migrations: $(DEV_STAMP)
+	$(TEST_ENV) $(PY) manage.py makemigrations --check --dry-run
+
+bench-harvest: $(DEV_STAMP)
+	$(TEST_ENV) $(PY) -m bench.harvest
+
+clean:
+	rm -rf var/celery-broker var/celery-processed var/cache test-output
