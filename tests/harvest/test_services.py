@@ -1,0 +1,104 @@
+"""The bulk upsert every source goes through."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+import pytest
+
+from harvest.models import Paper, PaperCategory, Version
+from harvest.records import MalformedRecord, PaperRecord, VersionRecord, split_arxiv_id, split_authors
+from harvest.services import paper_upsert_many
+
+pytestmark = pytest.mark.django_db
+
+V1 = datetime(2026, 11, 10, 9, 0, tzinfo=UTC)
+V2 = datetime(2026, 11, 12, 9, 0, tzinfo=UTC)
+
+
+def record(arxiv_id: str = "2611.00001", *, categories=("cs.LG", "math.OC"), versions=(V1,), title="A title"):
+    return PaperRecord(
+        arxiv_id=arxiv_id,
+        title=title,
+        abstract="An abstract.",
+        authors=["Ada Lovelace", "Alan Turing"],
+        categories=list(categories),
+        versions=[VersionRecord(number=i + 1, submitted=when, size=f"{10 + i}kb") for i, when in enumerate(versions)],
+    )
+
+
+@pytest.mark.parametrize(
+    "categories, expected",
+    [(("cs.LG", "math.OC"), True), (("math.OC", "stat.ML"), True), (("cs.DB",), False), (("hep-th",), False)],
+)
+def test_ai_related_comes_from_primary_or_cross_listed_categories(categories, expected):
+    paper_upsert_many(records=[record(categories=categories)])
+    assert Paper.objects.get().ai_related is expected
+
+
+def test_the_ai_category_set_is_configurable(settings):
+    settings.PAPERTRAIL_AI_CATEGORIES = frozenset({"cs.DB"})
+    paper_upsert_many(records=[record(categories=("cs.DB",)), record("2611.00002", categories=("cs.LG",))])
+    assert dict(Paper.objects.values_list("arxiv_id", "ai_related")) == {"2611.00001": True, "2611.00002": False}
+
+
+def test_a_paper_listed_twice_in_one_batch_is_stored_once_with_all_versions():
+    result = paper_upsert_many(records=[record(versions=(V1,)), record(versions=(V1, V2), title="Second")])
+    paper = Paper.objects.get()
+    assert result.new_papers == 1
+    assert (paper.title, paper.version_count, paper.updated) == ("Second", 2, V2)
+
+
+def test_an_older_record_never_rolls_a_paper_back():
+    paper_upsert_many(records=[record(versions=(V1, V2), title="Latest title")])
+    result = paper_upsert_many(records=[record(versions=(V1,), title="Old title")])
+    paper = Paper.objects.get()
+    assert (paper.title, paper.latest_version, paper.updated) == ("Latest title", 2, V2)
+    assert Version.objects.count() == 2
+    # What the older record says about v1 is kept on v1, once.
+    assert result.updated == 1 and paper.versions.get(number=1).title == "Old title"
+    assert paper_upsert_many(records=[record(versions=(V1,), title="Old title")]).unchanged == 1
+
+
+def test_changed_categories_rewrite_the_indexed_rows():
+    paper_upsert_many(records=[record(categories=("cs.LG", "math.OC"))])
+    result = paper_upsert_many(records=[record(categories=("cs.CL",))])
+    assert result.updated == 1
+    assert list(PaperCategory.objects.values_list("category", "is_primary")) == [("cs.CL", True)]
+    assert Paper.objects.get().categories == ["cs.CL"]
+
+
+def test_created_version_ids_name_every_new_version():
+    first = paper_upsert_many(records=[record(versions=(V1,))])
+    second = paper_upsert_many(records=[record(versions=(V1, V2))])
+    assert [Version.objects.get(pk=pk).number for pk in first.created_version_ids] == [1]
+    assert [Version.objects.get(pk=pk).number for pk in second.created_version_ids] == [2]
+
+
+@pytest.mark.parametrize(
+    "raw, expected",
+    [
+        ("2611.13545", ("2611.13545", None)),
+        ("2611.13545v3", ("2611.13545", 3)),
+        ("oai:arXiv.org:0704.0001", ("0704.0001", None)),
+        ("hep-th/9901001v2", ("hep-th/9901001", 2)),
+        ("math.AG/0601001", ("math.AG/0601001", None)),
+    ],
+)
+def test_arxiv_ids_are_split_from_their_version(raw, expected):
+    assert split_arxiv_id(raw) == expected
+
+
+@pytest.mark.parametrize("raw", ["abc", "2611.135", "hep-th/99", "../../etc/passwd"])
+def test_malformed_ids_are_rejected(raw):
+    with pytest.raises(MalformedRecord):
+        split_arxiv_id(raw)
+
+
+def test_author_strings_are_split_into_names_without_affiliations():
+    assert split_authors("D.V. Shetty, S.J. Yennello, and G.A. Souliotis") == [
+        "D.V. Shetty",
+        "S.J. Yennello",
+        "G.A. Souliotis",
+    ]
+    assert split_authors("A. Author (MIT, USA) and B. Author (ETH)") == ["A. Author", "B. Author"]
