@@ -63,6 +63,10 @@ class SummaryBatch(models.Model):
     batch_id = models.CharField(max_length=128, unique=True)
     status = models.CharField(max_length=16, choices=Status.choices, default=Status.IN_PROGRESS)
     request_count = models.PositiveIntegerField(default=0)
+    reserved_usd = models.DecimalField(
+        max_digits=12, decimal_places=6, default=Decimal("0"), help_text="budget reserved at submission"
+    )
+    reserved_on = models.DateField(null=True, blank=True, help_text="budget day of the reservation")
     created_at = models.DateTimeField(default=timezone.now)
     ended_at = models.DateTimeField(null=True, blank=True)
     error = models.TextField(blank=True)
@@ -78,6 +82,9 @@ class LLMState(models.Model):
     paused = models.BooleanField(default=False)
     reason = models.TextField(blank=True)
     paused_at = models.DateTimeField(null=True, blank=True)
+    budget_exhausted_on = models.DateField(
+        null=True, blank=True, help_text="budget day on which a call was refused for lack of budget"
+    )
 
     class Meta:
         verbose_name = "LLM state"

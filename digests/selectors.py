@@ -53,6 +53,11 @@ def backlog_count() -> int:
     return GuidedReading.objects.filter(backlog_filter()).count()
 
 
+def budget_refused_today(now: datetime | None = None) -> bool:
+    day = LLMState.objects.filter(pk=1).values_list("budget_exhausted_on", flat=True).first()
+    return day is not None and day == budget_day(now)
+
+
 def pause_state() -> tuple[bool, str]:
     state = LLMState.objects.filter(pk=1).values_list("paused", "reason").first()
     return (bool(state[0]), state[1]) if state else (False, "")
@@ -66,12 +71,16 @@ def llm_status() -> dict:
     paused, pause_reason = pause_state()
     spent = spent_today_usd()
     budget = Decimal(str(settings.PAPERTRAIL_SUMMARY_DAILY_BUDGET_USD))
+    budget_reached = configured and (spent >= budget or budget_refused_today())
     if not configured:
         reason = "ANTHROPIC_API_KEY is not set: no guided readings are written."
     elif paused:
         reason = pause_reason or "Summarising is paused."
-    elif spent >= budget:
-        reason = f"Today's budget of ${budget:.2f} is reached; summarising resumes tomorrow (Beijing time)."
+    elif budget_reached:
+        reason = (
+            f"Today's budget of ${budget:.2f} is reached (${spent:.2f} spent); "
+            "new guided readings resume tomorrow (Beijing time)."
+        )
     else:
         reason = ""
     return {
@@ -81,7 +90,7 @@ def llm_status() -> dict:
         "spent_today_usd": spent,
         "budget_usd": budget,
         "backlog": backlog_count(),
-        "budget_reached": configured and spent >= budget,
+        "budget_reached": budget_reached,
         "model": settings.PAPERTRAIL_SUMMARY_MODEL,
         "prompt_version": current_prompt_version(),
     }

@@ -1,0 +1,90 @@
+"""Admin for guided readings: status and cost at a glance, an explicit
+regenerate action, and the pause switch."""
+
+from __future__ import annotations
+
+from django.contrib import admin, messages
+from django.db.models import QuerySet
+from django.http import HttpRequest
+
+from digests.models import DailySpend, GuidedReading, LLMState, SummaryBatch
+from digests.services import llm_resume, readings_regenerate
+
+
+@admin.register(GuidedReading)
+class GuidedReadingAdmin(admin.ModelAdmin):
+    list_display = (
+        "id",
+        "version",
+        "prompt_version",
+        "status",
+        "model",
+        "input_tokens",
+        "output_tokens",
+        "cost_usd",
+        "attempts",
+        "written_at",
+    )
+    list_filter = ("status", "prompt_version", "model")
+    search_fields = ("version__paper__arxiv_id", "error")
+    list_select_related = ("version__paper",)
+    raw_id_fields = ("version", "batch")
+    date_hierarchy = "created_at"
+    actions = ("regenerate",)
+    readonly_fields = (
+        "version",
+        "prompt_version",
+        "status",
+        "model",
+        "content",
+        "input_tokens",
+        "output_tokens",
+        "cost_usd",
+        "created_at",
+        "written_at",
+        "claimed_at",
+        "error",
+        "attempts",
+        "batch",
+    )
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    @admin.action(description="Regenerate (current prompt version: redo explicitly; older: write under the current)")
+    def regenerate(self, request: HttpRequest, queryset: QuerySet[GuidedReading]) -> None:
+        running = queryset.filter(status=GuidedReading.Status.RUNNING).count()
+        pending = readings_regenerate(reading_ids=list(queryset.values_list("id", flat=True)))
+        self.message_user(request, f"{len(pending)} readings set to pending and queued.", messages.SUCCESS)
+        if running:
+            self.message_user(request, f"{running} running readings were left alone.", messages.WARNING)
+
+
+@admin.register(SummaryBatch)
+class SummaryBatchAdmin(admin.ModelAdmin):
+    list_display = ("batch_id", "status", "request_count", "reserved_usd", "created_at", "ended_at")
+    list_filter = ("status",)
+    readonly_fields = [f.name for f in SummaryBatch._meta.fields]
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+
+@admin.register(LLMState)
+class LLMStateAdmin(admin.ModelAdmin):
+    list_display = ("id", "paused", "reason", "paused_at", "budget_exhausted_on")
+    actions = ("resume",)
+
+    @admin.action(description="Resume summarising (after fixing the key or the spending limit)")
+    def resume(self, request: HttpRequest, queryset: QuerySet[LLMState]) -> None:
+        llm_resume()
+        self.message_user(request, "Summarising resumed.", messages.SUCCESS)
+
+
+@admin.register(DailySpend)
+class DailySpendAdmin(admin.ModelAdmin):
+    list_display = ("day", "spent_usd", "calls")
+    readonly_fields = ("day", "spent_usd", "calls")
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False

@@ -1,0 +1,227 @@
+"""Large backlogs through the Message Batches API (half the list price).
+
+Submitting claims the readings into a local batch row first (pending ->
+running with the batch set, one conditional UPDATE), reserves their
+worst-case cost against today's budget, then creates the batch; a periodic
+task collects ended batches, validates each result exactly like a direct
+reply and settles the budget with the reported usage.
+"""
+
+from __future__ import annotations
+
+import logging
+import uuid
+from decimal import Decimal
+
+import anthropic
+from django.conf import settings
+from django.utils import timezone
+
+from digests import llm
+from digests.models import GuidedReading, SummaryBatch
+from digests.selectors import backlog_count, backlog_filter, is_configured, pause_state
+from digests.services import Outcome, budget_reserve, budget_settle, llm_pause, reading_input, reading_store
+
+logger = logging.getLogger(__name__)
+
+Status = GuidedReading.Status
+_LOCAL_PREFIX = "local-"
+# Error types in an errored result that a later attempt may get past.
+_TRANSIENT_TYPES = {"overloaded_error", "api_error", "rate_limit_error", "timeout_error"}
+_PAUSING_TYPES = {"authentication_error", "permission_error", "billing_error"}
+
+
+def _custom_id(reading_id: int) -> str:
+    return f"reading-{reading_id}"
+
+
+def _reading_id(custom_id: str) -> int | None:
+    prefix, _, number = custom_id.partition("-")
+    return int(number) if prefix == "reading" and number.isdigit() else None
+
+
+def _release(reading_ids: list[int], *, error: str) -> None:
+    GuidedReading.objects.filter(pk__in=reading_ids, status=Status.RUNNING).update(
+        status=Status.PENDING, batch=None, claimed_at=None, error=error[:2000]
+    )
+
+
+def batch_submit(*, client: anthropic.Anthropic | None = None, limit: int | None = None) -> str:
+    """Put up to PAPERTRAIL_SUMMARY_BATCH_MAX pending readings into one batch."""
+    if not is_configured():
+        return Outcome.NOT_CONFIGURED
+    if pause_state()[0]:
+        return Outcome.PAUSED
+    local = SummaryBatch.objects.create(batch_id=f"{_LOCAL_PREFIX}{uuid.uuid4().hex}")
+    limit = min(limit or settings.PAPERTRAIL_SUMMARY_BATCH_MAX, settings.PAPERTRAIL_SUMMARY_BATCH_MAX)
+    pending = GuidedReading.objects.filter(backlog_filter()).order_by("id")
+    candidate_ids = list(pending.values_list("id", flat=True)[:limit])
+    GuidedReading.objects.filter(pk__in=candidate_ids, status=Status.PENDING).update(
+        status=Status.RUNNING, batch=local, claimed_at=timezone.now()
+    )
+    readings = list(GuidedReading.objects.filter(batch=local).select_related("version__paper").order_by("id"))
+    requests: list[dict] = []
+    included: list[int] = []
+    reserved_total = Decimal("0")
+    reserved_on = None
+    for index, reading in enumerate(readings):
+        prepared = reading_input(reading.version)
+        if prepared is None:
+            GuidedReading.objects.filter(pk=reading.pk).update(
+                status=Status.FAILED, batch=None, error="the version has no abstract to summarise"
+            )
+            continue
+        estimate = llm.worst_case_cost(prepared.params, batch=True)
+        day = budget_reserve(amount=estimate)
+        if day is None:
+            _release([r.pk for r in readings[index:]], error="today's budget is spent")
+            break
+        reserved_total += estimate
+        reserved_on = day
+        requests.append({"custom_id": _custom_id(reading.pk), "params": prepared.params})
+        included.append(reading.pk)
+    if not requests:
+        local.delete()
+        return f"{Outcome.BUDGET}: no batch submitted" if readings else "no backlog"
+    try:
+        remote = (client or llm.client()).messages.batches.create(requests=requests)
+    except anthropic.APIError as exc:
+        budget_settle(day=reserved_on, reserved=reserved_total, actual=Decimal("0"))
+        _release(included, error=f"batch submission failed: {exc}"[:500])
+        local.delete()
+        if isinstance(exc, anthropic.APIStatusError) and (
+            llm.is_spend_limit(exc) or isinstance(exc, anthropic.AuthenticationError | anthropic.PermissionDeniedError)
+        ):
+            llm_pause(reason=f"Anthropic refused the batch ({exc.status_code}: {getattr(exc, 'api_message', exc)}).")
+            return Outcome.PAUSED
+        logger.warning("batch submission failed: %s", exc)
+        return f"{Outcome.DEFERRED}: {exc}"
+    local.batch_id = remote.id
+    local.request_count = len(requests)
+    local.reserved_usd = reserved_total
+    local.reserved_on = reserved_on
+    local.save(update_fields=["batch_id", "request_count", "reserved_usd", "reserved_on"])
+    logger.info("submitted batch %s with %d readings", remote.id, len(requests))
+    return f"submitted batch {remote.id} with {len(requests)} readings"
+
+
+def batches_collect(*, client: anthropic.Anthropic | None = None) -> str:
+    """Store the results of every ended batch; then, when the backlog is above
+    the threshold, submit the next batch."""
+    if not is_configured():
+        return Outcome.NOT_CONFIGURED
+    client = client or llm.client()
+    collected = 0
+    for batch in SummaryBatch.objects.filter(status=SummaryBatch.Status.IN_PROGRESS).exclude(
+        batch_id__startswith=_LOCAL_PREFIX
+    ):
+        try:
+            remote = client.messages.batches.retrieve(batch.batch_id)
+            if remote.processing_status != "ended":
+                continue
+            collected += _collect_one(client, batch)
+        except anthropic.APIStatusError as exc:
+            if isinstance(exc, anthropic.AuthenticationError | anthropic.PermissionDeniedError):
+                llm_pause(reason=f"Anthropic refused the API key while collecting batches ({exc.status_code}).")
+                return Outcome.PAUSED
+            logger.warning("batch %s not collected: %s", batch.batch_id, exc)
+        except anthropic.APIConnectionError as exc:
+            logger.warning("batch %s not collected: %s", batch.batch_id, exc)
+    summary = f"collected {collected} results"
+    if not pause_state()[0] and backlog_count() > settings.PAPERTRAIL_SUMMARY_BATCH_THRESHOLD:
+        summary += "; " + batch_submit(client=client)
+    return summary
+
+
+def _collect_one(client: anthropic.Anthropic, batch: SummaryBatch) -> int:
+    actual = Decimal("0")
+    handled: set[int] = set()
+    count = 0
+    for item in client.messages.batches.results(batch.batch_id):
+        reading_id = _reading_id(item.custom_id)
+        reading = (
+            GuidedReading.objects.select_related("version__paper").filter(pk=reading_id, batch=batch).first()
+            if reading_id is not None
+            else None
+        )
+        if reading is None:
+            logger.warning("batch %s: result for unknown request %s", batch.batch_id, item.custom_id)
+            continue
+        handled.add(reading.pk)
+        count += 1
+        actual += _store_result(reading, item.result)
+    leftover = list(
+        GuidedReading.objects.filter(batch=batch, status=Status.RUNNING)
+        .exclude(pk__in=handled)
+        .values_list("id", flat=True)
+    )
+    _release(leftover, error="no result in the batch")
+    if batch.reserved_on is not None:
+        budget_settle(day=batch.reserved_on, reserved=batch.reserved_usd, actual=actual)
+    batch.status = SummaryBatch.Status.ENDED
+    batch.ended_at = timezone.now()
+    batch.save(update_fields=["status", "ended_at"])
+    return count
+
+
+def _store_result(reading: GuidedReading, result) -> Decimal:
+    """Store one batch result; returns what it cost."""
+    if result.type == "succeeded":
+        message = result.message
+        model = message.model or settings.PAPERTRAIL_SUMMARY_MODEL
+        usage = message.usage
+        cost = llm.cost_usd(model=model, input_tokens=usage.input_tokens, output_tokens=usage.output_tokens, batch=True)
+        prepared = reading_input(reading.version)
+        try:
+            content, _removed = llm.validated_reading(message.content, abstracts=prepared.abstracts if prepared else [])
+        except llm.InvalidReply as exc:
+            # Retried once through the Messages API, which then allows no further invalid reply.
+            GuidedReading.objects.filter(pk=reading.pk, status=Status.RUNNING).update(
+                status=Status.PENDING,
+                batch=None,
+                claimed_at=None,
+                error=f"invalid reply (batch): {exc}"[:2000],
+                input_tokens=reading.input_tokens + usage.input_tokens,
+                output_tokens=reading.output_tokens + usage.output_tokens,
+                cost_usd=reading.cost_usd + cost,
+            )
+            return cost
+        if prepared is None or not prepared.is_revision_with_previous:
+            for lang in llm.LANGUAGES:
+                content[lang]["changes"] = ""
+        reading_store(reading_id=reading.pk, content=content, model=model, usage=usage, cost=cost)
+        return cost
+    if result.type == "errored":
+        error = result.error.error
+        text = f"batch request errored: {error.type}: {error.message}"
+        if error.type in _PAUSING_TYPES:
+            llm_pause(reason=f"Anthropic refused a batch request ({error.type}).")
+        if error.type in _TRANSIENT_TYPES or error.type in _PAUSING_TYPES:
+            _release([reading.pk], error=text)
+        else:
+            GuidedReading.objects.filter(pk=reading.pk, status=Status.RUNNING).update(
+                status=Status.FAILED, claimed_at=None, error=text[:2000]
+            )
+        return Decimal("0")
+    _release([reading.pk], error=f"batch request {result.type}")
+    return Decimal("0")
+
+
+def backlog_dispatch() -> str:
+    """The periodic safety net: readings left running by a vanished worker go
+    back to pending, and what is pending is sent to the queue."""
+    from digests.services import dispatch_readings, stale_before
+
+    if not is_configured():
+        return Outcome.NOT_CONFIGURED
+    if pause_state()[0]:
+        return Outcome.PAUSED
+    GuidedReading.objects.filter(status=Status.RUNNING, batch__isnull=True, claimed_at__lt=stale_before()).update(
+        status=Status.PENDING, claimed_at=None, error="worker vanished; back to pending"
+    )
+    ids = list(
+        GuidedReading.objects.filter(backlog_filter())
+        .order_by("id")
+        .values_list("id", flat=True)[: settings.PAPERTRAIL_SUMMARY_BATCH_MAX]
+    )
+    return dispatch_readings(reading_ids=ids) if ids else "no backlog"

@@ -1,0 +1,15 @@
+"""Reactions to other apps' signals (connected in DigestsConfig.ready)."""
+
+from __future__ import annotations
+
+from django.dispatch import receiver
+
+from digests.services import readings_create_for_versions
+from harvest.signals import versions_created
+
+
+@receiver(versions_created, dispatch_uid="digests.versions_created")
+def on_versions_created(sender, *, version_ids, **kwargs) -> None:
+    """New versions were committed: pending readings for those in scope, work
+    enqueued after this transaction commits."""
+    readings_create_for_versions(version_ids=version_ids)

@@ -1,0 +1,367 @@
+"""Writes for guided readings: which versions get one, the claim that makes a
+reading paid for once, the call with its error rules, the daily budget and
+the pause switch. Message Batches live in digests/batches.py."""
+
+from __future__ import annotations
+
+import enum
+import logging
+import random
+import time
+from collections.abc import Iterable
+from dataclasses import dataclass
+from datetime import date, timedelta
+from decimal import Decimal
+from typing import Any
+
+import anthropic
+from django.conf import settings
+from django.db import transaction
+from django.db.models import F, Q
+from django.utils import timezone
+
+from digests import llm
+from digests.models import DailySpend, GuidedReading, LLMState
+from digests.selectors import budget_day, current_prompt_version, is_configured, pause_state
+from harvest.models import Version
+
+logger = logging.getLogger(__name__)
+
+Status = GuidedReading.Status
+# Invalid replies: the first is retried once, the second fails the reading.
+REPLY_ATTEMPTS = 2
+
+
+class Outcome(enum.StrEnum):
+    DONE = "done"
+    FAILED = "failed"
+    SKIPPED = "skipped"  # someone else holds it, or it is no longer pending
+    DEFERRED = "deferred"  # transient trouble: back to pending for a later run
+    PAUSED = "paused"  # auth error or spending limit: summarising is paused
+    BUDGET = "budget"  # today's budget is spent
+    NOT_CONFIGURED = "not configured"
+
+
+class _Stop(Exception):
+    def __init__(self, outcome: Outcome, detail: str) -> None:
+        super().__init__(detail)
+        self.outcome = outcome
+        self.detail = detail
+
+
+# --- Which versions ----------------------------------------------------------------
+def eligible_version_ids(version_ids: Iterable[int]) -> list[int]:
+    """Versions in scope: of AI-related papers, or of every paper when
+    PAPERTRAIL_SUMMARY_SCOPE is "cs" (the library holds CS papers only)."""
+    versions = Version.objects.filter(id__in=list(version_ids))
+    if settings.PAPERTRAIL_SUMMARY_SCOPE == "ai":
+        versions = versions.filter(paper__ai_related=True)
+    return list(versions.values_list("id", flat=True))
+
+
+@transaction.atomic
+def readings_create_for_versions(*, version_ids: Iterable[int], dispatch: bool = True) -> list[int]:
+    """Pending readings (current prompt version) for the in-scope versions, and
+    after commit the work enqueued. Without an API key nothing is created."""
+    if not is_configured():
+        return []
+    ids = eligible_version_ids(version_ids)
+    if not ids:
+        return []
+    prompt_version = current_prompt_version()
+    GuidedReading.objects.bulk_create(
+        [GuidedReading(version_id=vid, prompt_version=prompt_version) for vid in ids],
+        ignore_conflicts=True,
+        batch_size=1000,
+    )
+    reading_ids = list(
+        GuidedReading.objects.filter(version_id__in=ids, prompt_version=prompt_version, status=Status.PENDING)
+        .order_by("id")
+        .values_list("id", flat=True)
+    )
+    if dispatch and reading_ids:
+        transaction.on_commit(lambda: dispatch_readings(reading_ids=reading_ids))
+    return reading_ids
+
+
+def dispatch_readings(*, reading_ids: list[int]) -> str:
+    """Send readings to the LLM queue: one task each, or one Message Batch
+    when there are more than PAPERTRAIL_SUMMARY_BATCH_THRESHOLD."""
+    from digests import tasks  # tasks import services; import here to keep the cycle lazy
+
+    if len(reading_ids) > settings.PAPERTRAIL_SUMMARY_BATCH_THRESHOLD:
+        tasks.submit_batch.delay()
+        return f"batch requested for {len(reading_ids)} readings"
+    for reading_id in reading_ids:
+        tasks.summarize_version.delay(reading_id)
+    return f"enqueued {len(reading_ids)} readings"
+
+
+def stale_before() -> Any:
+    return timezone.now() - timedelta(seconds=settings.PAPERTRAIL_SUMMARY_STALE_SECONDS)
+
+
+def claimable_filter() -> Q:
+    """Pending readings, and running ones whose worker vanished (not in a batch)."""
+    return Q(status=Status.PENDING) | Q(status=Status.RUNNING, batch__isnull=True, claimed_at__lt=stale_before())
+
+
+def reading_claim(*, reading_id: int) -> bool:
+    """The atomic claim: one conditional UPDATE; exactly one worker gets 1."""
+    updated = (
+        GuidedReading.objects.filter(claimable_filter(), pk=reading_id)
+        .filter(prompt_version=current_prompt_version())
+        .update(status=Status.RUNNING, claimed_at=timezone.now())
+    )
+    return updated == 1
+
+
+def _release(reading_id: int, *, error: str) -> None:
+    GuidedReading.objects.filter(pk=reading_id, status=Status.RUNNING).update(
+        status=Status.PENDING, claimed_at=None, error=error[:2000]
+    )
+
+
+def _fail(reading_id: int, *, error: str) -> None:
+    GuidedReading.objects.filter(pk=reading_id, status=Status.RUNNING).update(
+        status=Status.FAILED, claimed_at=None, error=error[:2000]
+    )
+
+
+# --- Pause and budget ----------------------------------------------------------------
+def llm_pause(*, reason: str) -> None:
+    logger.error("guided readings paused: %s", reason)
+    LLMState.objects.update_or_create(
+        pk=1, defaults={"paused": True, "reason": reason[:2000], "paused_at": timezone.now()}
+    )
+
+
+def llm_resume() -> None:
+    LLMState.objects.update_or_create(pk=1, defaults={"paused": False, "reason": "", "paused_at": None})
+
+
+def budget_reserve(*, amount: Decimal) -> date | None:
+    """Reserve `amount` of today's budget; the day reserved on, or None when
+    the budget cannot hold it (and that is recorded for the sources page)."""
+    day = budget_day()
+    budget = Decimal(str(settings.PAPERTRAIL_SUMMARY_DAILY_BUDGET_USD))
+    DailySpend.objects.get_or_create(day=day)
+    reserved = DailySpend.objects.filter(day=day, spent_usd__lte=budget - amount).update(
+        spent_usd=F("spent_usd") + amount, calls=F("calls") + 1
+    )
+    if reserved:
+        return day
+    LLMState.objects.update_or_create(pk=1, defaults={"budget_exhausted_on": day})
+    return None
+
+
+def budget_settle(*, day: date, reserved: Decimal, actual: Decimal) -> None:
+    """Replace a reservation with the cost the usage reports."""
+    if reserved != actual:
+        DailySpend.objects.filter(day=day).update(spent_usd=F("spent_usd") - reserved + actual)
+
+
+# --- The call ----------------------------------------------------------------------
+def _backoff(attempt: int) -> float:
+    """Exponential backoff with full jitter: up to base * 2^(attempt-1) seconds."""
+    ceiling = settings.PAPERTRAIL_SUMMARY_BACKOFF_BASE * (2 ** (attempt - 1))
+    return random.uniform(ceiling / 2, ceiling)
+
+
+def _error_text(exc: anthropic.APIStatusError) -> str:
+    return f"{exc.status_code} {getattr(exc, 'type', '') or ''}: {getattr(exc, 'api_message', None) or exc}"[:500]
+
+
+def call_messages(client: anthropic.Anthropic, params: dict[str, Any], *, reading_id: int) -> tuple[Any, date, Decimal]:
+    """One Messages API call under the rules: budget reserved first; 429 waits
+    retry-after; 529/5xx/connection errors back off with jitter, a bounded
+    number of times; authentication and spending-limit replies pause
+    summarising; other 4xx fail this reading only."""
+    attempts = settings.PAPERTRAIL_SUMMARY_MAX_ATTEMPTS
+    for attempt in range(1, attempts + 1):
+        reserved = llm.worst_case_cost(params)
+        day = budget_reserve(amount=reserved)
+        if day is None:
+            raise _Stop(Outcome.BUDGET, "today's budget is spent")
+        GuidedReading.objects.filter(pk=reading_id).update(attempts=F("attempts") + 1)
+        try:
+            return client.messages.create(**params), day, reserved
+        except anthropic.APIStatusError as exc:
+            budget_settle(day=day, reserved=reserved, actual=Decimal("0"))
+            text = _error_text(exc)
+            if llm.is_spend_limit(exc):
+                llm_pause(reason=f"Spending limit reached at Anthropic ({text}).")
+                raise _Stop(Outcome.PAUSED, text) from exc
+            if isinstance(exc, anthropic.AuthenticationError | anthropic.PermissionDeniedError):
+                llm_pause(reason=f"Anthropic refused the API key ({text}); fix ANTHROPIC_API_KEY, then resume.")
+                raise _Stop(Outcome.PAUSED, text) from exc
+            if isinstance(exc, anthropic.RateLimitError):
+                wait = llm.retry_after_seconds(exc)
+                wait = _backoff(attempt) if wait is None else wait
+                if wait > settings.PAPERTRAIL_SUMMARY_MAX_RETRY_AFTER:
+                    raise _Stop(Outcome.DEFERRED, f"rate limited, retry-after {wait:.0f}s") from exc
+            elif exc.status_code >= 500:
+                wait = _backoff(attempt)
+            else:
+                raise _Stop(Outcome.FAILED, text) from exc
+            last = text
+        except (anthropic.APIResponseValidationError, ValueError) as exc:
+            # A 200 whose body is not a Message (not JSON, wrong shape): an invalid reply.
+            budget_settle(day=day, reserved=reserved, actual=Decimal("0"))
+            raise llm.InvalidReply(f"the reply is not a valid Message: {exc}"[:500]) from exc
+        except anthropic.APIConnectionError as exc:
+            budget_settle(day=day, reserved=reserved, actual=Decimal("0"))
+            wait = _backoff(attempt)
+            last = f"connection error: {exc}"[:500]
+        if attempt < attempts:
+            logger.warning("reading %s: %s; attempt %d of %d, waiting %.1fs", reading_id, last, attempt, attempts, wait)
+            time.sleep(wait)
+    raise _Stop(Outcome.DEFERRED, f"gave up after {attempts} attempts: {last}")
+
+
+@dataclass(frozen=True)
+class ReadingInput:
+    params: dict[str, Any]
+    abstracts: list[str]
+    is_revision_with_previous: bool
+
+
+def reading_input(version: Version) -> ReadingInput | None:
+    """The request for a version, or None when there is no text to summarise.
+    A version stored without its own text (sources that give dates only) uses
+    the paper's text when it is the latest version."""
+    paper = version.paper
+    latest = version.number == paper.latest_version
+
+    def own(field: str) -> str:
+        return getattr(version, field) or (getattr(paper, field) if latest else "")
+
+    current = llm.PaperText(title=own("title"), abstract=own("abstract"), comments=own("comments"))
+    if not current.abstract.strip():
+        return None
+    previous = None
+    if version.number > 1:
+        before = Version.objects.filter(paper_id=paper.pk, number=version.number - 1).first()
+        if before is not None and before.abstract.strip():
+            previous = llm.PaperText(title=before.title, abstract=before.abstract, comments=before.comments)
+    params = llm.request_params(arxiv_id=paper.arxiv_id, number=version.number, current=current, previous=previous)
+    abstracts = [current.abstract] + ([previous.abstract] if previous else [])
+    return ReadingInput(params=params, abstracts=abstracts, is_revision_with_previous=previous is not None)
+
+
+def reading_write(*, reading_id: int, client: anthropic.Anthropic | None = None) -> Outcome:
+    """Write one guided reading if this worker wins its claim. Never raises
+    for the API's errors: the outcome says what happened and the reading's
+    row records it, so one paper's failure never stops the others."""
+    if not is_configured():
+        return Outcome.NOT_CONFIGURED
+    if pause_state()[0]:
+        return Outcome.PAUSED
+    if not reading_claim(reading_id=reading_id):
+        return Outcome.SKIPPED
+    reading = GuidedReading.objects.select_related("version__paper").get(pk=reading_id)
+    prepared = reading_input(reading.version)
+    if prepared is None:
+        _fail(reading_id, error="the version has no abstract to summarise")
+        return Outcome.FAILED
+    try:
+        return _write_claimed(reading, prepared, client or llm.client())
+    except _Stop as stop:
+        if stop.outcome == Outcome.FAILED:
+            _fail(reading_id, error=stop.detail)
+        else:
+            _release(reading_id, error=stop.detail)
+            _fail_if_exhausted(reading_id)
+        logger.warning("reading %s: %s (%s)", reading_id, stop.outcome, stop.detail)
+        return stop.outcome
+    except Exception:
+        _release(reading_id, error="unexpected error; see the worker log")
+        raise
+
+
+def _fail_if_exhausted(reading_id: int) -> None:
+    """A reading deferred over and over (3x the per-run attempts) fails for good."""
+    limit = settings.PAPERTRAIL_SUMMARY_MAX_ATTEMPTS * 3
+    GuidedReading.objects.filter(pk=reading_id, status=Status.PENDING, attempts__gte=limit).update(status=Status.FAILED)
+
+
+def _write_claimed(reading: GuidedReading, prepared: ReadingInput, client: anthropic.Anthropic) -> Outcome:
+    last_error = ""
+    # A reading whose batch reply was invalid has had its one invalid reply.
+    attempts = 1 if reading.error.startswith("invalid reply") else REPLY_ATTEMPTS
+    for _ in range(attempts):
+        try:
+            message, day, reserved = call_messages(client, prepared.params, reading_id=reading.pk)
+        except llm.InvalidReply as exc:
+            last_error = str(exc)
+            logger.warning("reading %s: invalid reply: %s", reading.pk, last_error)
+            continue
+        model = getattr(message, "model", None) or prepared.params["model"]
+        usage = message.usage
+        cost = llm.cost_usd(model=model, input_tokens=usage.input_tokens, output_tokens=usage.output_tokens)
+        budget_settle(day=day, reserved=reserved, actual=cost)
+        try:
+            content, removed = llm.validated_reading(message.content, abstracts=prepared.abstracts)
+        except llm.InvalidReply as exc:
+            last_error = str(exc)
+            logger.warning("reading %s: invalid reply: %s", reading.pk, last_error)
+            _add_usage(reading.pk, model=model, usage=usage, cost=cost)
+            continue
+        if removed:
+            logger.warning("reading %s: removed %d link(s) not in the abstract", reading.pk, len(removed))
+        if not prepared.is_revision_with_previous:
+            for lang in llm.LANGUAGES:
+                content[lang]["changes"] = ""
+        reading_store(reading_id=reading.pk, content=content, model=model, usage=usage, cost=cost)
+        return Outcome.DONE
+    raise _Stop(Outcome.FAILED, f"invalid reply twice: {last_error}")
+
+
+def _add_usage(reading_id: int, *, model: str, usage: Any, cost: Decimal) -> None:
+    GuidedReading.objects.filter(pk=reading_id).update(
+        model=model,
+        input_tokens=F("input_tokens") + usage.input_tokens,
+        output_tokens=F("output_tokens") + usage.output_tokens,
+        cost_usd=F("cost_usd") + cost,
+    )
+
+
+def reading_store(*, reading_id: int, content: dict, model: str, usage: Any, cost: Decimal) -> bool:
+    """Store a validated reading as done (only while this run still holds it)."""
+    updated = GuidedReading.objects.filter(pk=reading_id, status=Status.RUNNING).update(
+        status=Status.DONE,
+        content=content,
+        model=model,
+        input_tokens=F("input_tokens") + usage.input_tokens,
+        output_tokens=F("output_tokens") + usage.output_tokens,
+        cost_usd=F("cost_usd") + cost,
+        written_at=timezone.now(),
+        claimed_at=None,
+        error="",
+    )
+    return updated == 1
+
+
+# --- Regenerate (admin) -------------------------------------------------------------
+@transaction.atomic
+def readings_regenerate(*, reading_ids: Iterable[int]) -> list[int]:
+    """An explicit redo: a reading of the current prompt version goes back to
+    pending (content cleared, tokens and cost kept as what was paid); one of
+    an older prompt version gets a reading under the current one. Running
+    readings are left alone. Returns the pending ids, dispatched after commit."""
+    prompt_version = current_prompt_version()
+    readings = GuidedReading.objects.filter(pk__in=list(reading_ids)).exclude(status=Status.RUNNING)
+    version_ids = {r.version_id for r in readings if r.prompt_version != prompt_version}
+    current_ids = [r.pk for r in readings if r.prompt_version == prompt_version]
+    GuidedReading.objects.bulk_create(
+        [GuidedReading(version_id=vid, prompt_version=prompt_version) for vid in version_ids],
+        ignore_conflicts=True,
+    )
+    targets = GuidedReading.objects.filter(
+        Q(pk__in=current_ids) | Q(version_id__in=version_ids, prompt_version=prompt_version)
+    ).exclude(status=Status.RUNNING)
+    pending_ids = list(targets.values_list("id", flat=True))
+    targets.update(status=Status.PENDING, content={}, written_at=None, error="", attempts=0, claimed_at=None)
+    if pending_ids and is_configured():
+        transaction.on_commit(lambda: dispatch_readings(reading_ids=pending_ids))
+    return pending_ids

@@ -1,0 +1,33 @@
+"""Celery tasks for guided readings: thin wrappers that take plain values and
+call one service. Names start with "digests." so CELERY_TASK_ROUTES sends
+them to the "llm" queue."""
+
+from __future__ import annotations
+
+from celery import shared_task
+
+from digests import batches, services
+
+# A reading may wait out several retry-afters and backoffs (see services.call_messages).
+_READING_SOFT_LIMIT = 30 * 60
+
+
+@shared_task(name="digests.summarize_version", soft_time_limit=_READING_SOFT_LIMIT, time_limit=_READING_SOFT_LIMIT + 60)
+def summarize_version(reading_id: int) -> str:
+    """Write the guided reading `reading_id` (a GuidedReading pk) unless someone has."""
+    return f"reading {reading_id}: {services.reading_write(reading_id=reading_id)}"
+
+
+@shared_task(name="digests.submit_batch")
+def submit_batch() -> str:
+    return batches.batch_submit()
+
+
+@shared_task(name="digests.collect_batches")
+def collect_batches() -> str:
+    return batches.batches_collect()
+
+
+@shared_task(name="digests.drain_backlog")
+def drain_backlog() -> str:
+    return batches.backlog_dispatch()
