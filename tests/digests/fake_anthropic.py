@@ -26,7 +26,7 @@ from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from tests.replay_server import Reply, ReplayServer, Request
+from tests.replay_server import ReplayServer, Reply, Request
 
 MESSAGES = "/v1/messages"
 BATCHES = "/v1/messages/batches"
