@@ -1,0 +1,289 @@
+"""The library's filters and sorts, one definition for the /papers/ page and the
+REST API (issue 4): a django-filter FilterSet whose form rejects a bad value
+with a message that names the parameter.
+
+Parameters (all optional, every one in the URL):
+  q         full-text query over titles and abstracts (PostgreSQL: ranked search
+            over the stored `search_vector`, migration 0003; SQLite: every word
+            must occur in the title or the abstract)
+  sort      updated (version update time, default) | included_at (inclusion on
+            this site) | published (first publication, v1) | relevance (needs q)
+  since     Beijing date YYYY-MM-DD, first day of the time range (inclusive)
+  until     Beijing date YYYY-MM-DD, last day of the time range (inclusive)
+  days      the last N days; since/until/days apply to the chosen sort's date
+  category  one or more category codes (repeat it or separate with commas); a
+            paper in any of them matches (primary or cross-list)
+  ai        1/0: AI-related papers only (or none of them)
+  revised   1/0: papers with more than one version (or with one)
+  hf        1/0: papers picked by the Hugging Face community (or not)
+  author    an author's exact name, case-insensitive
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import datetime, time, timedelta
+
+import django_filters
+from django import forms
+from django.contrib.postgres.search import SearchQuery, SearchRank, SearchVectorField
+from django.db import connection
+from django.db.models import Exists, Expression, F, OuterRef, Q, QuerySet
+from django.utils import timezone
+from django.utils.translation import gettext_lazy as _
+
+from harvest.models import Authorship, CommunityPick, Paper, PaperCategory
+from harvest.stats.windows import display_zone
+
+SORT_UPDATED = "updated"
+SORT_INCLUDED = "included_at"
+SORT_PUBLISHED = "published"
+SORT_RELEVANCE = "relevance"
+SORT_CHOICES = [
+    (SORT_UPDATED, _("version update time")),
+    (SORT_INCLUDED, _("inclusion on this site")),
+    (SORT_PUBLISHED, _("first publication")),
+    (SORT_RELEVANCE, _("relevance")),
+]
+# The date column each sort orders by and its time range applies to.
+SORT_DATE_FIELD = {
+    SORT_UPDATED: "updated",
+    SORT_INCLUDED: "included_at",
+    SORT_PUBLISHED: "published",
+    SORT_RELEVANCE: "updated",
+}
+# Papers without a date (no source gave one) sort after every dated paper.
+NULLABLE_DATE_FIELDS = frozenset({"updated", "published"})
+MAX_CATEGORIES = 20
+MAX_QUERY_LENGTH = 200
+MAX_QUERY_WORDS = 12
+_CATEGORY = re.compile(r"^[a-z][a-z\-]{0,15}(\.[A-Za-z][A-Za-z\-]{0,15})?$")
+_SEPARATORS = re.compile(r"[\s,]+")
+
+
+def is_postgresql() -> bool:
+    return connection.vendor == "postgresql"
+
+
+class StoredSearchVector(Expression):
+    """`harvest_paper.search_vector`, a generated column the ORM does not model
+    (migration 0003), under whatever alias the query gives the paper table."""
+
+    def __init__(self) -> None:
+        super().__init__(output_field=SearchVectorField())
+
+    def resolve_expression(self, query=None, allow_joins=True, reuse=None, summarize=False, for_save=False):
+        clone = self.copy()
+        clone.id_column = F("id").resolve_expression(query, allow_joins, reuse, summarize, for_save)
+        return clone
+
+    def as_sql(self, compiler, connection):
+        return f"{compiler.quote_name_unless_alias(self.id_column.alias)}.search_vector", []
+
+
+def full_text_search(queryset: QuerySet[Paper], text: str) -> QuerySet[Paper]:
+    """Papers matching `text`; on PostgreSQL annotated with `search_rank`."""
+    if is_postgresql():
+        query = SearchQuery(text, config="english", search_type="websearch")
+        vector = StoredSearchVector()
+        return (
+            queryset.alias(search_vector=vector)
+            .filter(search_vector=query)
+            .annotate(search_rank=SearchRank(vector, query))
+        )
+    words = [word for word in _SEPARATORS.split(text) if word.strip('"')][:MAX_QUERY_WORDS]
+    for word in words:
+        word = word.strip('"')
+        queryset = queryset.filter(Q(title__icontains=word) | Q(abstract__icontains=word))
+    return queryset
+
+
+class StrictBooleanField(forms.Field):
+    """1/true/yes/on or 0/false/no/off; anything else is an error, not "unset"."""
+
+    _TRUE = frozenset({"1", "true", "yes", "on"})
+    _FALSE = frozenset({"0", "false", "no", "off"})
+    default_error_messages = {"invalid": _("Use 1 (yes) or 0 (no).")}
+
+    def to_python(self, value):
+        if value in (None, ""):
+            return None
+        if isinstance(value, bool):
+            return value
+        text = str(value).strip().lower()
+        if text in self._TRUE:
+            return True
+        if text in self._FALSE:
+            return False
+        raise forms.ValidationError(self.error_messages["invalid"], code="invalid")
+
+
+class MultipleValueWidget(forms.TextInput):
+    """Reads every value of a repeated parameter (?category=a&category=b)."""
+
+    def value_from_datadict(self, data, files, name):
+        if hasattr(data, "getlist"):
+            return data.getlist(name)
+        value = data.get(name)
+        return value if isinstance(value, list) else ([value] if value else [])
+
+    def format_value(self, value):
+        return ", ".join(value) if isinstance(value, list | tuple) else value
+
+
+class CategoryListField(forms.Field):
+    widget = MultipleValueWidget
+    default_error_messages = {
+        "invalid": _("%(value)s is not an arXiv category code such as cs.LG."),
+        "too_many": _("At most %(limit)d categories at once."),
+    }
+
+    def to_python(self, value):
+        values = value if isinstance(value, list | tuple) else [value]
+        codes: list[str] = []
+        for item in values:
+            for code in _SEPARATORS.split(str(item or "")):
+                if code and code not in codes:
+                    codes.append(code)
+        return codes
+
+    def validate(self, value):
+        super().validate(value)
+        for code in value:
+            if not _CATEGORY.match(code):
+                raise forms.ValidationError(self.error_messages["invalid"], code="invalid", params={"value": code[:40]})
+        if len(value) > MAX_CATEGORIES:
+            raise forms.ValidationError(
+                self.error_messages["too_many"], code="too_many", params={"limit": MAX_CATEGORIES}
+            )
+
+
+class StrictBooleanFilter(django_filters.Filter):
+    field_class = StrictBooleanField
+
+
+class CategoryFilter(django_filters.Filter):
+    field_class = CategoryListField
+
+    def filter(self, qs, value):
+        if not value:
+            return qs
+        return qs.filter(id__in=PaperCategory.objects.filter(category__in=value).values("paper_id"))
+
+
+class IntegerFilter(django_filters.NumberFilter):
+    field_class = forms.IntegerField
+
+
+class PaperFilterForm(forms.Form):
+    """Cross-parameter rules of the library's filters."""
+
+    def clean(self):
+        data = super().clean()
+        since, until = data.get("since"), data.get("until")
+        if since and until and since > until:
+            self.add_error("until", _("The time range ends before it starts (until is before since)."))
+        if data.get("sort") == SORT_RELEVANCE and not data.get("q"):
+            self.add_error("sort", _("Sorting by relevance needs a search query (q)."))
+        return data
+
+
+class PaperFilterSet(django_filters.FilterSet):
+    q = django_filters.CharFilter(method="filter_query", max_length=MAX_QUERY_LENGTH, label=_("Search"))
+    sort = django_filters.ChoiceFilter(
+        choices=SORT_CHOICES, method="filter_nothing", empty_label=None, label=_("Sort by")
+    )
+    since = django_filters.DateFilter(method="filter_nothing", label=_("From (Beijing date)"))
+    until = django_filters.DateFilter(method="filter_nothing", label=_("Until (Beijing date)"))
+    days = IntegerFilter(method="filter_nothing", min_value=1, max_value=36500, label=_("Last N days"))
+    category = CategoryFilter(label=_("Categories"))
+    ai = StrictBooleanFilter(field_name="ai_related", label=_("AI-related only"))
+    revised = StrictBooleanFilter(method="filter_revised", label=_("Has revisions"))
+    hf = StrictBooleanFilter(method="filter_hf", label=_("Hugging Face community picks"))
+    author = django_filters.CharFilter(method="filter_author", max_length=512, label=_("Author"))
+
+    class Meta:
+        model = Paper
+        fields: list[str] = []
+        form = PaperFilterForm
+
+    def __init__(self, data=None, queryset=None, *, request=None, prefix=None, now: datetime | None = None):
+        super().__init__(
+            data, queryset if queryset is not None else Paper.objects.all(), request=request, prefix=prefix
+        )
+        self.now = now
+
+    # --- what was chosen (valid forms only) ---------------------------------
+    @property
+    def chosen_sort(self) -> str:
+        data = self.form.cleaned_data
+        if data.get("sort"):
+            return data["sort"]
+        return SORT_RELEVANCE if data.get("q") else SORT_UPDATED
+
+    @property
+    def error_messages(self) -> list[str]:
+        """ "name: message" for every invalid parameter."""
+        return [
+            f"{name}: {message}" if name != "__all__" else str(message)
+            for name, messages in self.form.errors.items()
+            for message in messages
+        ]
+
+    # --- filters -------------------------------------------------------------
+    def filter_nothing(self, queryset, name, value):
+        """Applied together in filter_queryset: the range depends on the sort."""
+        return queryset
+
+    def filter_query(self, queryset, name, value):
+        text = value.strip()
+        return full_text_search(queryset, text) if text else queryset
+
+    def filter_revised(self, queryset, name, value):
+        if value is None:
+            return queryset
+        return queryset.filter(version_count__gt=1) if value else queryset.filter(version_count__lte=1)
+
+    def filter_hf(self, queryset, name, value):
+        if value is None:
+            return queryset
+        picked = Exists(CommunityPick.objects.filter(paper=OuterRef("pk")))
+        return queryset.filter(picked) if value else queryset.exclude(picked)
+
+    def filter_author(self, queryset, name, value):
+        name_text = " ".join(value.split())
+        if not name_text:
+            return queryset
+        return queryset.filter(id__in=Authorship.objects.filter(author__name__iexact=name_text).values("paper_id"))
+
+    def filter_queryset(self, queryset):
+        queryset = super().filter_queryset(queryset)
+        return self._order(self._time_range(queryset))
+
+    def _time_range(self, queryset: QuerySet[Paper]) -> QuerySet[Paper]:
+        data = self.form.cleaned_data
+        column = SORT_DATE_FIELD[self.chosen_sort]
+        zone = display_zone()
+        if data.get("since"):
+            queryset = queryset.filter(**{f"{column}__gte": datetime.combine(data["since"], time.min, tzinfo=zone)})
+        if data.get("until"):
+            end = datetime.combine(data["until"] + timedelta(days=1), time.min, tzinfo=zone)
+            queryset = queryset.filter(**{f"{column}__lt": end})
+        if data.get("days"):
+            since = (self.now or timezone.now()) - timedelta(days=data["days"])
+            queryset = queryset.filter(**{f"{column}__gte": since})
+        return queryset
+
+    def _order(self, queryset: QuerySet[Paper]) -> QuerySet[Paper]:
+        return queryset.order_by(*ordering_for(self.chosen_sort))
+
+
+def ordering_for(sort: str) -> list:
+    """The order of a sort: newest first, ties by id, papers without the date last.
+    Without PostgreSQL ranking, relevance falls back to version update time."""
+    if sort == SORT_RELEVANCE and is_postgresql():
+        return [F("search_rank").desc(), F("id").desc()]
+    column = SORT_DATE_FIELD[sort]
+    if column in NULLABLE_DATE_FIELDS:
+        return [F(column).desc(nulls_last=True), F("id").desc()]
+    return [F(column).desc(), F("id").desc()]

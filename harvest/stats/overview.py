@@ -1,0 +1,165 @@
+"""The overview numbers: window counts, freshness, totals and the banner rule.
+
+Counting the whole library on every request would not scale, so the page reads
+`overview_stats_cached()`: the numbers are computed at most once a minute per
+cache and the page's fragment polls them every minute.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from django.core.cache import cache
+from django.db.models import Count, F, Max, OuterRef, Q, QuerySet, Subquery
+from django.utils import timezone
+
+from digests.models import GuidedReading
+from harvest.models import CommunityPick, HarvestRun, Paper, Source, Version
+from harvest.stats.chart import DayPoint, daily_chart
+from harvest.stats.windows import Window, current_window
+
+CACHE_KEY = "portal:overview:v1"
+CACHE_SECONDS = 60
+ARXIV_SLUG = "arxiv"
+_COMPLETED = (HarvestRun.Status.OK, HarvestRun.Status.EMPTY)
+
+
+@dataclass(slots=True)
+class WindowCounts:
+    window: Window
+    new_papers: int = 0
+    new_ai: int = 0
+    revisions: int = 0
+    new_readings: int = 0
+
+
+@dataclass(slots=True)
+class Freshness:
+    last_arxiv_scan: datetime | None = None  # finished_at of the latest completed arXiv run
+    last_ingest: datetime | None = None  # latest Paper.included_at or Version.discovered_at
+    last_check: datetime | None = None  # finished_at of the latest completed run of any source
+    last_new_version: datetime | None = None  # latest revision found (a version of a known paper)
+    newest_version_date: datetime | None = None  # max Paper.updated
+    scan_round_start: datetime | None = None  # started_at of the latest arXiv run
+
+
+@dataclass(slots=True)
+class Totals:
+    papers: int = 0
+    ai_related: int = 0
+    with_revisions: int = 0
+    hf_discoveries: int = 0
+
+
+@dataclass(slots=True)
+class OverviewStats:
+    counts: WindowCounts
+    freshness: Freshness
+    totals: Totals
+    failing_sources: list[str] = field(default_factory=list)
+    chart: list[DayPoint] = field(default_factory=list)
+    computed_at: datetime | None = None
+
+    @property
+    def window(self) -> Window:
+        return self.counts.window
+
+    @property
+    def has_failures(self) -> bool:
+        return bool(self.failing_sources)
+
+
+def window_counts(window: Window) -> WindowCounts:
+    """The four numbers of a window (three queries)."""
+    papers = Paper.objects.filter(included_at__gte=window.start, included_at__lte=window.end).aggregate(
+        n=Count("id"), ai=Count("id", filter=Q(ai_related=True))
+    )
+    revisions = revision_versions(window).count()
+    readings = done_readings(window).aggregate(n=Count("version_id", distinct=True))["n"]
+    return WindowCounts(
+        window=window, new_papers=papers["n"], new_ai=papers["ai"], revisions=revisions, new_readings=readings
+    )
+
+
+def revision_versions(window: Window) -> QuerySet[Version]:
+    """Versions found in the window of papers that were in the library before it began."""
+    return Version.objects.filter(
+        discovered_at__gte=window.start, discovered_at__lte=window.end, paper__included_at__lt=window.start
+    )
+
+
+def done_readings(window: Window) -> QuerySet[GuidedReading]:
+    return GuidedReading.objects.filter(
+        status=GuidedReading.Status.DONE, written_at__gte=window.start, written_at__lte=window.end
+    )
+
+
+def freshness() -> Freshness:
+    runs = HarvestRun.objects.aggregate(
+        last_arxiv_scan=Max("finished_at", filter=Q(source__slug=ARXIV_SLUG, status__in=_COMPLETED)),
+        scan_round_start=Max("started_at", filter=Q(source__slug=ARXIV_SLUG)),
+        last_check=Max("finished_at", filter=Q(status__in=_COMPLETED)),
+    )
+    papers = Paper.objects.aggregate(included=Max("included_at"), updated=Max("updated"))
+    discovered = Version.objects.aggregate(latest=Max("discovered_at"))["latest"]
+    last_revision = (
+        Version.objects.filter(paper__included_at__lt=F("discovered_at"))
+        .order_by("-discovered_at")
+        .values_list("discovered_at", flat=True)
+        .first()
+    )
+    ingests = [moment for moment in (papers["included"], discovered) if moment is not None]
+    return Freshness(
+        last_arxiv_scan=runs["last_arxiv_scan"],
+        last_ingest=max(ingests) if ingests else None,
+        last_check=runs["last_check"],
+        last_new_version=last_revision,
+        newest_version_date=papers["updated"],
+        scan_round_start=runs["scan_round_start"],
+    )
+
+
+def totals() -> Totals:
+    papers = Paper.objects.aggregate(
+        n=Count("id"),
+        ai=Count("id", filter=Q(ai_related=True)),
+        revised=Count("id", filter=Q(version_count__gt=1)),
+    )
+    picks = CommunityPick.objects.aggregate(n=Count("paper_id", distinct=True))["n"]
+    return Totals(papers=papers["n"], ai_related=papers["ai"], with_revisions=papers["revised"], hf_discoveries=picks)
+
+
+def failing_source_names() -> list[str]:
+    """Enabled sources whose latest check (latest HarvestRun by start) failed."""
+    latest_status = HarvestRun.objects.filter(source=OuterRef("pk")).order_by("-started_at", "-id").values("status")[:1]
+    return list(
+        Source.objects.filter(enabled=True)
+        .annotate(latest_status=Subquery(latest_status))
+        .filter(latest_status=HarvestRun.Status.FAILED)
+        .order_by("name")
+        .values_list("name", flat=True)
+    )
+
+
+def overview_stats(*, now: datetime | None = None, chart_days: int = 28) -> OverviewStats:
+    """Whole seconds, so that a briefing link (`?end=`, to the second) selects
+    exactly the window these numbers count."""
+    now = (now or timezone.now()).replace(microsecond=0)
+    return OverviewStats(
+        counts=window_counts(current_window(now)),
+        freshness=freshness(),
+        totals=totals(),
+        failing_sources=failing_source_names(),
+        chart=daily_chart(now=now, days=chart_days),
+        computed_at=now,
+    )
+
+
+def overview_stats_cached() -> OverviewStats:
+    """The overview numbers, computed at most once per CACHE_SECONDS."""
+    stats = cache.get(CACHE_KEY)
+    if stats is None:
+        stats = overview_stats()
+        cache.set(CACHE_KEY, stats, CACHE_SECONDS)
+    return stats

@@ -1,0 +1,111 @@
+"""Keyset pagination for paper lists: a page is found from the last row of the
+previous one (an opaque `cursor` in the URL), so a deep page costs what the
+first one does and rows inserted meanwhile do not shift it.
+
+Orders are `<date> DESC [NULLS LAST], id DESC` (harvest.filters.ordering_for).
+Relevance pages (ranked full-text search) use a bounded offset instead: past a
+few hundred results a ranking has said what it can.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import json
+from dataclasses import dataclass
+from datetime import datetime
+
+from django.db.models import Q, QuerySet
+from django.utils.dateparse import parse_datetime
+from django.utils.translation import gettext as _
+
+from harvest.filters import NULLABLE_DATE_FIELDS, SORT_DATE_FIELD, SORT_RELEVANCE, is_postgresql, ordering_for
+from harvest.models import Paper
+
+MAX_RELEVANCE_OFFSET = 1000
+COUNT_CAP = 100_000
+
+
+class CursorError(ValueError):
+    """A cursor that does not decode or belongs to another sort."""
+
+
+@dataclass(slots=True)
+class Page:
+    papers: list[Paper]
+    next_cursor: str | None
+    is_first: bool
+
+
+def _encode(payload: dict) -> str:
+    return base64.urlsafe_b64encode(json.dumps(payload, separators=(",", ":")).encode()).decode().rstrip("=")
+
+
+def _decode(cursor: str, sort: str) -> dict:
+    try:
+        padded = cursor + "=" * (-len(cursor) % 4)
+        payload = json.loads(base64.urlsafe_b64decode(padded.encode("ascii")))
+    except (ValueError, UnicodeError, binascii.Error):
+        raise CursorError(_("cursor: this page link is damaged; start again from the first page.")) from None
+    if not isinstance(payload, dict) or payload.get("s") != sort:
+        raise CursorError(_("cursor: this page link belongs to another sort; start again from the first page."))
+    if sort == _relevance_key():
+        offset = payload.get("o")
+        if not isinstance(offset, int) or not 0 < offset <= MAX_RELEVANCE_OFFSET:
+            raise CursorError(_("cursor: this page link is damaged; start again from the first page."))
+        return payload
+    row_id, value = payload.get("i"), payload.get("v")
+    moment = parse_datetime(value) if isinstance(value, str) else None
+    if not isinstance(row_id, int) or (value is not None and moment is None):
+        raise CursorError(_("cursor: this page link is damaged; start again from the first page."))
+    return {"id": row_id, "value": moment}
+
+
+def _relevance_key() -> str:
+    """Relevance is ranked on PostgreSQL only; elsewhere it pages like `updated`."""
+    return SORT_RELEVANCE if is_postgresql() else "relevance-fallback"
+
+
+def keyset_page(queryset: QuerySet[Paper], *, sort: str, cursor: str | None, size: int) -> Page:
+    """One page of `queryset` (already filtered) in the order of `sort`."""
+    if sort == SORT_RELEVANCE and is_postgresql():
+        return _offset_page(queryset, sort=sort, cursor=cursor, size=size)
+    cursor_sort = _relevance_key() if sort == SORT_RELEVANCE else sort
+    column = SORT_DATE_FIELD[sort]
+    ordered = queryset.order_by(*ordering_for(sort if sort != SORT_RELEVANCE else "updated"))
+    position = _decode(cursor, cursor_sort) if cursor else None
+    nullable = column in NULLABLE_DATE_FIELDS
+    if position is None:
+        rows = list(ordered[: size + 1])
+    elif position["value"] is None:
+        rows = list(ordered.filter(**{f"{column}__isnull": True, "id__lt": position["id"]})[: size + 1])
+    else:
+        value = position["value"]
+        # `col <= v AND (col < v OR id < i)`: the first condition lets the
+        # index start at the cursor; the second skips what was already shown.
+        after = Q(**{f"{column}__lte": value}) & (Q(**{f"{column}__lt": value}) | Q(id__lt=position["id"]))
+        rows = list(ordered.filter(after)[: size + 1])
+        if nullable and len(rows) <= size:
+            rows += list(ordered.filter(**{f"{column}__isnull": True})[: size + 1 - len(rows)])
+    has_more = len(rows) > size
+    rows = rows[:size]
+    next_cursor = None
+    if has_more and rows:
+        last = rows[-1]
+        moment: datetime | None = getattr(last, column)
+        next_cursor = _encode({"s": cursor_sort, "v": moment.isoformat() if moment else None, "i": last.pk})
+    return Page(papers=rows, next_cursor=next_cursor, is_first=cursor is None)
+
+
+def _offset_page(queryset: QuerySet[Paper], *, sort: str, cursor: str | None, size: int) -> Page:
+    offset = _decode(cursor, sort)["o"] if cursor else 0
+    rows = list(queryset.order_by(*ordering_for(sort))[offset : offset + size + 1])
+    has_more = len(rows) > size and offset + size < MAX_RELEVANCE_OFFSET
+    next_cursor = _encode({"s": sort, "o": offset + size}) if has_more else None
+    return Page(papers=rows[:size], next_cursor=next_cursor, is_first=cursor is None)
+
+
+def bounded_count(queryset: QuerySet[Paper], cap: int = COUNT_CAP) -> tuple[int, bool]:
+    """(count, capped): counts at most `cap` + 1 rows, never the whole table."""
+    count = queryset.order_by().values("id")[: cap + 1].count()
+    return (cap, True) if count > cap else (count, False)

@@ -1,0 +1,89 @@
+"""`/papers/` library and `/papers/<arXiv id>/` paper pages."""
+
+from __future__ import annotations
+
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import render
+from django.utils.translation import gettext as _
+from django.views.decorators.http import require_GET
+
+from harvest.filters import SORT_CHOICES, PaperFilterSet
+from harvest.records import MalformedRecord, split_arxiv_id
+from harvest.selectors import paper_cards, paper_detail
+from harvest.stats import overview_stats_cached
+from harvest.views.pagination import CursorError, bounded_count, keyset_page
+
+PAGE_SIZES = (10, 20, 50, 100)
+DEFAULT_PAGE_SIZE = 20
+
+
+def page_size(request: HttpRequest) -> int:
+    raw = request.GET.get("size", "")
+    if not raw:
+        return DEFAULT_PAGE_SIZE
+    if raw.isdigit() and int(raw) in PAGE_SIZES:
+        return int(raw)
+    raise ValueError(
+        _("size: use one of %(sizes)s papers per page.") % {"sizes": ", ".join(str(n) for n in PAGE_SIZES)}
+    )
+
+
+@require_GET
+def paper_list(request: HttpRequest) -> HttpResponse:
+    filterset = PaperFilterSet(request.GET, request=request)
+    context = {
+        "filterset": filterset,
+        "form": filterset.form,
+        "stats": overview_stats_cached(),
+        "sort_choices": SORT_CHOICES,
+        "page_sizes": PAGE_SIZES,
+    }
+    errors = [] if filterset.is_valid() else filterset.error_messages
+    size = DEFAULT_PAGE_SIZE
+    try:
+        size = page_size(request)
+    except ValueError as exc:
+        errors.append(str(exc))
+    if errors:
+        return render(request, "portal/paper_list.html", {**context, "errors": errors}, status=400)
+    queryset = filterset.qs
+    try:
+        page = keyset_page(queryset, sort=filterset.chosen_sort, cursor=request.GET.get("cursor") or None, size=size)
+    except CursorError as exc:
+        return render(request, "portal/paper_list.html", {**context, "errors": [str(exc)]}, status=400)
+    count, capped = bounded_count(queryset)
+    context.update(
+        sort=filterset.chosen_sort,
+        sort_label=dict(SORT_CHOICES)[filterset.chosen_sort],
+        page=page,
+        cards=paper_cards(page.papers),
+        count=count,
+        count_capped=capped,
+        size=size,
+    )
+    return render(request, "portal/paper_list.html", context)
+
+
+@require_GET
+def paper_page(request: HttpRequest, arxiv_id: str) -> HttpResponse:
+    try:
+        base_id, version = split_arxiv_id(arxiv_id)
+    except MalformedRecord:
+        raise Http404(_("Not an arXiv identifier.")) from None
+    detail = paper_detail(arxiv_id=base_id)
+    if detail is None:
+        raise Http404(_("This paper is not in the library."))
+    if version is not None and version not in {v.number for v in detail.versions}:
+        raise Http404(_("This version of the paper is not in the library."))
+    changes = {change.newer.number: change for change in detail.changes}
+    rows = [(v, detail.readings.get(v.pk), changes.get(v.number)) for v in reversed(detail.versions)]
+    return render(
+        request,
+        "portal/paper_detail.html",
+        {
+            "detail": detail,
+            "paper": detail.paper,
+            "versions": rows,
+            "selected_version": version,
+        },
+    )

@@ -1,0 +1,24 @@
+"""`/sources/`: the progress and health of every source, and of guided readings."""
+
+from __future__ import annotations
+
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import render
+from django.views.decorators.http import require_GET
+
+from digests.selectors import llm_status
+from harvest.selectors import source_progress_list
+
+
+@require_GET
+def sources(request: HttpRequest) -> HttpResponse:
+    progress = source_progress_list()
+    return render(
+        request,
+        "portal/sources.html",
+        {
+            "progress": progress,
+            "failing": [item for item in progress if item.is_failing],
+            "llm_status": llm_status(),
+        },
+    )

@@ -1,0 +1,101 @@
+"""Test data for the portal, stored through the real upsert service (papers and
+versions) and plain ORM rows (sources, runs, picks, readings)."""
+
+from __future__ import annotations
+
+from datetime import UTC, date, datetime, timedelta
+from decimal import Decimal
+
+from digests.models import GuidedReading
+from digests.selectors import current_prompt_version
+from harvest.models import CommunityPick, HarvestRun, Paper, Source, Version
+from harvest.records import PaperRecord, VersionRecord
+from harvest.services import UpsertResult, paper_upsert_many
+
+NOW = datetime(2026, 11, 13, 0, 31, tzinfo=UTC)  # 2026-11-13 08:31 Beijing time
+
+
+def record(
+    arxiv_id: str,
+    *,
+    title: str | None = None,
+    abstract: str = "An abstract.",
+    authors: list[str] | None = None,
+    categories: list[str] | None = None,
+    comments: str = "",
+    versions: int = 1,
+    first_submitted: datetime | None = None,
+    version_gap: timedelta = timedelta(days=7),
+) -> PaperRecord:
+    """A paper record with `versions` versions, v1 at `first_submitted`."""
+    first = first_submitted or datetime(2026, 11, 1, tzinfo=UTC)
+    return PaperRecord(
+        arxiv_id=arxiv_id,
+        title=title or f"Paper {arxiv_id}",
+        abstract=abstract,
+        authors=authors if authors is not None else ["Ada Lovelace", "Alan Turing"],
+        categories=categories if categories is not None else ["cs.LG"],
+        comments=comments,
+        versions=[
+            VersionRecord(number=n, submitted=first + version_gap * (n - 1), size=f"{100 + n}kb", source_type="D")
+            for n in range(1, versions + 1)
+        ],
+    )
+
+
+def store(*records: PaperRecord, at: datetime) -> UpsertResult:
+    """Store as a harvest at `at` would (included_at / discovered_at = at)."""
+    return paper_upsert_many(records=list(records), now=at)
+
+
+def paper(arxiv_id: str) -> Paper:
+    return Paper.objects.get(arxiv_id=arxiv_id)
+
+
+def version(arxiv_id: str, number: int) -> Version:
+    return Version.objects.get(paper__arxiv_id=arxiv_id, number=number)
+
+
+def source(slug: str = "arxiv", *, name: str | None = None, enabled: bool = True, checkpoint: dict | None = None):
+    return Source.objects.create(
+        slug=slug, name=name or slug, enabled=enabled, checkpoint=checkpoint if checkpoint is not None else {}
+    )
+
+
+def run(
+    src: Source,
+    *,
+    started_at: datetime,
+    status: str = HarvestRun.Status.OK,
+    finished_at: datetime | None = None,
+    error: str = "",
+    **counts: int,
+) -> HarvestRun:
+    finished = finished_at if finished_at is not None else started_at + timedelta(minutes=2)
+    return HarvestRun.objects.create(
+        source=src,
+        started_at=started_at,
+        finished_at=None if status == HarvestRun.Status.RUNNING else finished,
+        status=status,
+        error=error,
+        **counts,
+    )
+
+
+def pick(p: Paper, src: Source, *, upvotes: int = 10, url: str = "", featured_on: date | None = None):
+    return CommunityPick.objects.create(
+        paper=p, source=src, upvotes=upvotes, url=url, featured_on=featured_on or date(2026, 11, 12)
+    )
+
+
+def reading(v: Version, *, written_at: datetime | None, status: str = GuidedReading.Status.DONE, text: str = "要点"):
+    body = {key: f"{text} {key}" for key in ("takeaway", "problem", "method", "results", "limitations")}
+    return GuidedReading.objects.create(
+        version=v,
+        prompt_version=current_prompt_version(),
+        status=status,
+        model="claude-test",
+        content={"zh": body, "en": {key: f"EN {value}" for key, value in body.items()}} if written_at else {},
+        written_at=written_at,
+        cost_usd=Decimal("0.01"),
+    )
