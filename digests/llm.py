@@ -184,14 +184,15 @@ def strip_foreign_links(text: str, *, allowed: set[str]) -> tuple[str, list[str]
         raw = match.group(0)
         if _normalise(raw) in allowed:
             return raw
-        removed.append(raw)
-        return ""
+        core = raw.rstrip(_TRAILING)
+        removed.append(core)
+        return raw[len(core) :]  # keep the sentence's own punctuation
 
     text = _MARKDOWN_LINK.sub(markdown, text)
     text = _URL.sub(bare, text)
     if removed:
-        text = re.sub(r"[ \t]{2,}", " ", text)
-        text = re.sub(r"\(\s*\)|\uff08\s*\uff09", "", text).strip()
+        text = re.sub(r"\(\s*\)|\uff08\s*\uff09", "", text)
+        text = re.sub(r"[ \t]{2,}", " ", text).strip()
     return text, removed
 
 

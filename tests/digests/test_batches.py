@@ -1,0 +1,89 @@
+"""Backlogs through the Message Batches API: submit, collect ended batches at
+half price, and send errored or invalid results back for another try."""
+
+from __future__ import annotations
+
+import pytest
+
+from digests import llm
+from digests.batches import batch_submit, batches_collect
+from digests.models import DailySpend, GuidedReading, SummaryBatch
+from digests.services import Outcome, reading_write, readings_create_for_versions
+from tests.digests.conftest import make_record, store
+from tests.digests.fake_anthropic import BATCHES, MESSAGES
+
+pytestmark = pytest.mark.django_db
+
+
+def pending(count: int) -> list[int]:
+    versions = store(
+        *[make_record(f"2604.000{i:02d}", abstract=f"Paper {i} studies X. It finds Y.") for i in range(count)]
+    )
+    return readings_create_for_versions(version_ids=[v.pk for v in versions], dispatch=False)
+
+
+def test_a_batch_is_submitted_collected_and_priced_at_half(fake_anthropic):
+    ids = pending(3)
+
+    summary = batch_submit()
+
+    assert len([r for r in fake_anthropic.requests_to(BATCHES) if r.method == "POST"]) == 1
+    (batch_id,) = fake_anthropic.batches
+    assert summary == f"submitted batch {batch_id} with 3 readings"
+    requests = fake_anthropic.batches[batch_id]["requests"]
+    assert [r["custom_id"] for r in requests] == [f"reading-{i}" for i in ids]
+    assert all(r["params"]["tool_choice"] == {"type": "tool", "name": llm.TOOL_NAME} for r in requests)
+    assert set(GuidedReading.objects.values_list("status", flat=True)) == {"running"}
+    # Still processing: collecting stores nothing and the readings are not claimable.
+    assert batches_collect() == "collected 0 results"
+    assert reading_write(reading_id=ids[0]) == Outcome.SKIPPED
+
+    fake_anthropic.end_batch(batch_id)
+    assert batches_collect() == "collected 3 results"
+
+    readings = GuidedReading.objects.order_by("id")
+    assert [r.status for r in readings] == ["done"] * 3
+    for reading, usage in zip(readings, fake_anthropic.usage_log, strict=True):
+        assert reading.cost_usd == llm.cost_usd(model=reading.model, batch=True, **usage)
+    assert DailySpend.objects.get().spent_usd == sum(r.cost_usd for r in readings)
+    assert SummaryBatch.objects.get().status == SummaryBatch.Status.ENDED
+    assert fake_anthropic.requests_to(MESSAGES) == []
+
+
+def test_errored_and_invalid_batch_results_go_back_for_one_more_try(fake_anthropic):
+    ids = pending(3)
+    batch_submit()
+    (batch_id,) = fake_anthropic.batches
+
+    def result(item: dict) -> dict:
+        if item["custom_id"] == f"reading-{ids[0]}":
+            return {
+                "type": "errored",
+                "error": {"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}},
+            }
+        if item["custom_id"] == f"reading-{ids[1]}":
+            message = fake_anthropic.message_for(item["params"])
+            message["content"][0]["input"] = {"zh": {}, "en": {}}
+            return {"type": "succeeded", "message": message}
+        return {"type": "expired"}
+
+    fake_anthropic.end_batch(batch_id, result_for=result)
+    batches_collect()
+
+    readings = {r.pk: r for r in GuidedReading.objects.all()}
+    assert [readings[i].status for i in ids] == ["pending"] * 3
+    assert "overloaded_error" in readings[ids[0]].error
+    assert readings[ids[1]].error.startswith("invalid reply (batch)")
+    assert readings[ids[1]].input_tokens > 0 and readings[ids[1]].content == {}
+    # The invalid one has had its retry: one more invalid direct reply fails it.
+    fake_anthropic.reading_for = lambda params: {"zh": {}, "en": {}}
+    assert reading_write(reading_id=ids[1]) == Outcome.FAILED
+    assert len(fake_anthropic.requests_to(MESSAGES)) == 1
+
+
+def test_without_a_key_no_batch_is_submitted(fake_anthropic, settings):
+    pending(2)
+    settings.ANTHROPIC_API_KEY = ""
+
+    assert batch_submit() == Outcome.NOT_CONFIGURED
+    assert fake_anthropic.requests == []
