@@ -13,12 +13,14 @@ second import of the same file writes nothing.
 
 from __future__ import annotations
 
+import calendar
 import gzip
 import json
 import logging
 import time
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import IO
 
@@ -48,11 +50,34 @@ _TEXT_FIELDS = {
 }
 
 
+_MONTHS = {name: number for number, name in enumerate(calendar.month_abbr) if name}
+
+
+def _created(text: object) -> datetime | None:
+    """A version date. The snapshot writes "Mon, 2 Apr 2007 19:18:42 GMT";
+    reading that shape directly is several times faster than the general
+    RFC-822 parser, which still reads anything else."""
+    if isinstance(text, str):
+        parts = text.split()
+        if len(parts) == 6 and parts[5] == "GMT" and parts[2] in _MONTHS:
+            try:
+                hour, minute, second = parts[4].split(":")
+                return datetime(
+                    int(parts[3]), _MONTHS[parts[2]], int(parts[1]), int(hour), int(minute), int(second), tzinfo=UTC
+                )
+            except ValueError:
+                pass
+    elif text is not None:
+        raise MalformedRecord(f"bad date {text!r}")
+    return parse_arxiv_date(text)
+
+
 def _author_name(parts: list) -> str:
-    """["Bal\u00e1zs", "C.", ""] -> "C. Bal\u00e1zs"; a fourth element is an
+    """["Balázs", "C.", ""] -> "C. Balázs"; a fourth element is an
     affiliation, which the library does not keep in the name."""
-    last, first, suffix = ([str(p or "").strip() for p in parts[:3]] + ["", "", ""])[:3]
-    return " ".join(p for p in (first, last, suffix) if p)
+    names = [part.strip() if isinstance(part, str) else "" for part in parts[:3]]
+    names += [""] * (3 - len(names))
+    return " ".join(name for name in (names[1], names[0], names[2]) if name)
 
 
 def _versions(arxiv_id: str, raw: object) -> list[VersionRecord]:
@@ -63,7 +88,7 @@ def _versions(arxiv_id: str, raw: object) -> list[VersionRecord]:
         label = item.get("version", "") if isinstance(item, dict) else ""
         if not label.startswith("v") or not label[1:].isdigit():
             raise MalformedRecord(f"{arxiv_id}: bad version label {label!r}")
-        versions.append(VersionRecord(number=int(label[1:]), submitted=parse_arxiv_date(item.get("created"))))
+        versions.append(VersionRecord(number=int(label[1:]), submitted=_created(item.get("created"))))
     return versions
 
 

@@ -180,3 +180,17 @@ def test_gzip_files_are_read_and_a_missing_file_is_a_clear_error(tmp_path: Path)
 
     with pytest.raises(CommandError, match="cannot read"):
         run_import(str(tmp_path / "missing.jsonl"))
+
+
+def test_version_dates_match_the_general_rfc822_parser():
+    from harvest.records import parse_arxiv_date
+
+    for line, entry in zip(SAMPLE_LINES, SOURCE, strict=True):
+        record = parse_snapshot_line(line)
+        assert [v.submitted for v in record.versions] == [parse_arxiv_date(v["created"]) for v in entry["versions"]]
+    odd = json.loads(SAMPLE_LINES[0])
+    odd["versions"][0]["created"] = "Mon, 02 Apr 2007 21:18:42 +0200"
+    assert parse_snapshot_line(json.dumps(odd)).versions[0].submitted == datetime(2007, 4, 2, 19, 18, 42, tzinfo=UTC)
+    odd["versions"][0]["created"] = "the second of April"
+    with pytest.raises(MalformedRecord, match="bad date"):
+        parse_snapshot_line(json.dumps(odd))

@@ -3,7 +3,9 @@ library as JSON lines, one paper a line."""
 
 from __future__ import annotations
 
+import os
 import re
+import sys
 from datetime import date
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
@@ -54,7 +56,14 @@ class Command(BaseCommand):
             except OSError as exc:
                 raise CommandError(f"cannot write {output}: {exc.strerror or exc}") from exc
         else:
-            for line in lines:
-                self.stdout.write(line)
-                count += 1
+            try:
+                for line in lines:
+                    self.stdout.write(line)
+                    count += 1
+            except BrokenPipeError:
+                # The reader stopped early (`| head`): stop quietly, and point
+                # stdout at /dev/null so the interpreter's final flush does not
+                # fail again (the recipe in Python's signal documentation).
+                os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+                return
         self.stderr.write(f"exported {count:,} papers")
