@@ -332,3 +332,73 @@ ARXIV_API_MAX_RESULTS = env_int("ARXIV_API_MAX_RESULTS", 500, minimum=1)
 # Retries the `arxiv` package makes after a 5xx/429, an unexpectedly empty page
 # or a connection error, each after ARXIV_REQUEST_DELAY seconds.
 ARXIV_API_RETRIES = env_int("ARXIV_API_RETRIES", 3, minimum=0)
+
+# --- API (REST framework) ---------------------------------------------------------
+# harvest/api (endpoints under /api/v1/) and accounts (tokens, sign-in).
+# Request rates "N/period" (period: s, m, h or d): per client address for
+# anonymous requests, per user for signed-in ones; beyond them 429 + Retry-After.
+_RATE_PERIODS = {"s", "sec", "second", "m", "min", "minute", "h", "hour", "d", "day"}
+PAPERTRAIL_API_ANON_RATE = env_str("PAPERTRAIL_API_ANON_RATE", "120/min")
+PAPERTRAIL_API_USER_RATE = env_str("PAPERTRAIL_API_USER_RATE", "600/min")
+for _name, _rate in (
+    ("PAPERTRAIL_API_ANON_RATE", PAPERTRAIL_API_ANON_RATE),
+    ("PAPERTRAIL_API_USER_RATE", PAPERTRAIL_API_USER_RATE),
+):
+    _count, _slash, _period = _rate.partition("/")
+    if not (_count.isdigit() and int(_count) > 0 and _period in _RATE_PERIODS):
+        raise ImproperlyConfigured(f"{_name}={_rate!r} is not a rate like 120/min")
+REST_FRAMEWORK.update(
+    {
+        # Tokens only from the Authorization header; the session for the browser
+        # (DRF enforces CSRF on session-authenticated writes).
+        "DEFAULT_AUTHENTICATION_CLASSES": [
+            "accounts.authentication.ApiTokenAuthentication",
+            "rest_framework.authentication.SessionAuthentication",
+        ],
+        "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticatedOrReadOnly"],
+        "DEFAULT_THROTTLE_CLASSES": [
+            "harvest.api.throttling.AnonRateThrottle",
+            "harvest.api.throttling.UserRateThrottle",
+        ],
+        "DEFAULT_THROTTLE_RATES": {"anon": PAPERTRAIL_API_ANON_RATE, "user": PAPERTRAIL_API_USER_RATE},
+        # Reverse proxies in front of the app: the client address for anonymous
+        # rates is taken that many hops back in X-Forwarded-For (0: REMOTE_ADDR).
+        "NUM_PROXIES": env_int("PAPERTRAIL_API_NUM_PROXIES", 0, minimum=0),
+        "DEFAULT_PAGINATION_CLASS": "harvest.api.pagination.KeysetPagination",
+        "PAGE_SIZE": 20,
+        "EXCEPTION_HANDLER": "harvest.api.errors.exception_handler",
+        "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
+        "DEFAULT_PARSER_CLASSES": ["rest_framework.parsers.JSONParser"],
+        "UNAUTHENTICATED_USER": "django.contrib.auth.models.AnonymousUser",
+    }
+)
+SPECTACULAR_SETTINGS = {
+    "TITLE": "PaperTrail API",
+    "DESCRIPTION": (
+        "Read-only access to the PaperTrail library: papers with their versions and AI guided readings, the "
+        "overview statistics, briefings and source health. Anonymous reads are allowed; API tokens (created on "
+        "/me/) go in the Authorization header (`Bearer pt_…`), never in the URL. Lists are cursor-paginated."
+    ),
+    "VERSION": "1",
+    "SERVE_INCLUDE_SCHEMA": False,
+    "SCHEMA_PATH_PREFIX": r"/api/v1",
+    "SWAGGER_UI_DIST": "SIDECAR",
+    "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
+    "REDOC_DIST": "SIDECAR",
+    "POSTPROCESSING_HOOKS": [
+        "drf_spectacular.hooks.postprocess_schema_enums",
+        "harvest.api.schema.document_retry_after",
+    ],
+    "ENUM_NAME_OVERRIDES": {},
+}
+# Swagger UI and ReDoc assets, served as this project's own static files.
+INSTALLED_APPS += ["drf_spectacular_sidecar"]
+LOGIN_URL = "accounts:login"
+LOGIN_REDIRECT_URL = "accounts:me"
+LOGOUT_REDIRECT_URL = "/"
+# Sign-in attempts: after this many failures from one address or against one
+# username within the window (seconds), sign-in is refused with 429 until it ends.
+LOGIN_ATTEMPTS_LIMIT = env_int("PAPERTRAIL_LOGIN_ATTEMPTS_LIMIT", 5, minimum=1)
+LOGIN_ATTEMPTS_WINDOW = env_int("PAPERTRAIL_LOGIN_ATTEMPTS_WINDOW", 900, minimum=1)
+# Error reports hide the Authorization header (API tokens) as well as secrets.
+DEFAULT_EXCEPTION_REPORTER_FILTER = "accounts.reporting.CredentialSafeReporterFilter"

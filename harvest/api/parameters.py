@@ -1,0 +1,57 @@
+"""OpenAPI descriptions of the library's filter parameters. The filtering
+itself is harvest.filters.PaperFilterSet, shared with the /papers/ page; a
+test checks that every filter of that set is described here and no other."""
+
+from __future__ import annotations
+
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiParameter
+
+from harvest.filters import MAX_CATEGORIES, MAX_QUERY_LENGTH, SORT_CHOICES
+
+
+def _bool(name: str, description: str) -> OpenApiParameter:
+    return OpenApiParameter(name, OpenApiTypes.BOOL, description=f"{description} Accepts 1/0 or true/false.")
+
+
+PAPER_FILTER_PARAMETERS = [
+    OpenApiParameter(
+        "q",
+        {"type": "string", "maxLength": MAX_QUERY_LENGTH},
+        description="Full-text query over titles and abstracts (ranked on PostgreSQL; every word must occur on "
+        "SQLite). With q the default sort is relevance.",
+    ),
+    OpenApiParameter(
+        "sort",
+        OpenApiTypes.STR,
+        enum=[value for value, _label in SORT_CHOICES],
+        description="Order, newest first: `updated` (version update time, the default), `included_at` (inclusion "
+        "on this site), `published` (first publication, v1) or `relevance` (needs q). The time range "
+        "(since, until, days) applies to the chosen sort's date.",
+    ),
+    OpenApiParameter(
+        "since", OpenApiTypes.DATE, description="First day of the time range (Beijing date, YYYY-MM-DD, inclusive)."
+    ),
+    OpenApiParameter(
+        "until", OpenApiTypes.DATE, description="Last day of the time range (Beijing date, YYYY-MM-DD, inclusive)."
+    ),
+    OpenApiParameter(
+        "days",
+        {"type": "integer", "minimum": 1, "maximum": 36500},
+        description="Only the last N days (of the chosen sort's date), 1 to 36500.",
+    ),
+    OpenApiParameter(
+        "category",
+        {"type": "array", "items": {"type": "string", "pattern": r"^[a-z][a-z\-]{0,15}(\.[A-Za-z][A-Za-z\-]{0,15})?$"}},
+        description=f"arXiv category codes such as cs.LG; repeat the parameter (or separate codes with commas) "
+        f"for several, at most {MAX_CATEGORIES}. A paper in any of them matches, primary or cross-listed.",
+        explode=True,
+        style="form",
+    ),
+    _bool("ai", "AI-related papers only (1) or none of them (0)."),
+    _bool("revised", "Papers with more than one version (1) or with one (0)."),
+    _bool("hf", "Papers picked by the Hugging Face community (1) or not (0)."),
+    OpenApiParameter(
+        "author", {"type": "string", "maxLength": 512}, description="An author's exact name, case-insensitive."
+    ),
+]

@@ -1,0 +1,1 @@
+"""API serializers, by feature: papers (lists, detail) and site (stats, briefings, sources)."""

@@ -1,0 +1,241 @@
+"""API views: thin, read-only, over the portal's filters, selectors and statistics."""
+
+from __future__ import annotations
+
+from django.utils import timezone
+from django.utils.translation import gettext as _
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiExample, OpenApiParameter, extend_schema
+from rest_framework.generics import GenericAPIView
+from rest_framework.permissions import IsAuthenticated
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from accounts.models import ApiToken
+from digests.selectors import llm_status
+from harvest.api.errors import NotFoundParameter, ParameterError, form_errors
+from harvest.api.pagination import CURSOR_PARAMETER, PAGE_SIZE_PARAMETER, KeysetPagination
+from harvest.api.parameters import PAPER_FILTER_PARAMETERS
+from harvest.api.schema import ERROR_RESPONSES, NOT_FOUND_RESPONSE
+from harvest.api.serializers.papers import PaperDetailSerializer, PaperSerializer
+from harvest.api.serializers.site import (
+    BriefingPageSerializer,
+    MeSerializer,
+    SourcesSerializer,
+    StatsSerializer,
+)
+from harvest.filters import PaperFilterSet
+from harvest.records import MalformedRecord, split_arxiv_id
+from harvest.selectors import (
+    BRIEFING_KINDS,
+    BRIEFING_SORT,
+    briefing_cards,
+    briefing_papers,
+    paper_cards,
+    paper_detail,
+    source_progress_list,
+)
+from harvest.stats import overview_stats_cached
+from harvest.stats.overview import window_counts
+from harvest.stats.windows import Window, WindowError, current_window, parse_window_end, window_ending
+
+END_PARAMETER = OpenApiParameter(
+    "end",
+    {"type": "string", "maxLength": 40},
+    description="End of a past 24-hour window in Beijing time, `YYYY-MM-DDTHH:MM[:SS]`, or a Beijing date "
+    "`YYYY-MM-DD` for the window covering that whole day. Omit it for the current window.",
+)
+KIND_PARAMETER = OpenApiParameter(
+    "kind",
+    OpenApiTypes.STR,
+    OpenApiParameter.PATH,
+    enum=list(BRIEFING_KINDS),
+    description="Which number: `new` (new papers), `ai` (new AI-related papers), `revisions` (new versions of "
+    "papers already in the library) or `readings` (new AI guided readings).",
+)
+ARXIV_ID_PARAMETER = OpenApiParameter(
+    "arxiv_id",
+    OpenApiTypes.STR,
+    OpenApiParameter.PATH,
+    description="An arXiv identifier with or without version suffix: `2611.13545`, `2611.13545v2`, old-style "
+    "`hep-th/9901001` or `math.GT/0309136v1`.",
+    examples=[OpenApiExample("new-style", value="2611.13545"), OpenApiExample("old-style", value="hep-th/9901001")],
+)
+
+
+def window_from(request: Request) -> tuple[Window, bool]:
+    """(window, is_current) from `?end=`."""
+    end_text = request.query_params.get("end", "").strip()
+    if not end_text:
+        return current_window(), True
+    try:
+        return window_ending(parse_window_end(end_text, now=timezone.now())), False
+    except WindowError as exc:
+        raise ParameterError({"end": [str(exc)]}) from None
+
+
+def window_data(window: Window) -> dict:
+    return {"start": window.start, "end": window.end, "end_param": window.end_param}
+
+
+class PaperListView(GenericAPIView):
+    pagination_class = KeysetPagination
+    serializer_class = PaperSerializer
+    sort: str | None = None
+
+    @extend_schema(
+        operation_id="papers_list",
+        summary="List papers",
+        description="The library, with the filters and sorts of the /papers/ page. Cursor-paginated: follow "
+        "`next`. No total count is computed.",
+        parameters=PAPER_FILTER_PARAMETERS,
+        responses={200: PaperSerializer(many=True), **ERROR_RESPONSES},
+    )
+    def get(self, request: Request) -> Response:
+        filterset = PaperFilterSet(request.query_params, request=request)
+        if not filterset.is_valid():
+            raise ParameterError(form_errors(filterset.form.errors))
+        self.sort = filterset.chosen_sort
+        page = self.paginate_queryset(filterset.qs)
+        return self.get_paginated_response(PaperSerializer(paper_cards(page), many=True).data)
+
+
+class PaperDetailView(APIView):
+    @extend_schema(
+        operation_id="papers_retrieve",
+        summary="One paper",
+        description="A paper with every version, what changed between consecutive versions and the AI guided "
+        "reading of each version. A version suffix must name a known version.",
+        parameters=[ARXIV_ID_PARAMETER],
+        responses={200: PaperDetailSerializer, **ERROR_RESPONSES, 404: NOT_FOUND_RESPONSE},
+    )
+    def get(self, request: Request, arxiv_id: str) -> Response:
+        try:
+            base_id, version = split_arxiv_id(arxiv_id)
+        except MalformedRecord:
+            raise ParameterError(
+                {"arxiv_id": [_("Not an arXiv identifier such as 2611.13545 or hep-th/9901001.")]}
+            ) from None
+        detail = paper_detail(arxiv_id=base_id)
+        if detail is None:
+            raise NotFoundParameter({"arxiv_id": [_("This paper is not in the library.")]})
+        if version is not None and version not in {v.number for v in detail.versions}:
+            raise NotFoundParameter({"arxiv_id": [_("This version of the paper is not in the library.")]})
+        return Response(PaperDetailSerializer(detail, context={"requested_version": version}).data)
+
+
+def briefing_links(request: Request, counts, window: Window, is_current: bool) -> list[dict]:
+    suffix = "" if is_current else f"?end={window.end_param}"
+    numbers = {
+        "new": counts.new_papers,
+        "ai": counts.new_ai,
+        "revisions": counts.revisions,
+        "readings": counts.new_readings,
+    }
+    return [
+        {"kind": kind, "count": numbers[kind], "url": request.build_absolute_uri(f"/api/v1/briefings/{kind}/{suffix}")}
+        for kind in BRIEFING_KINDS
+    ]
+
+
+class StatsView(APIView):
+    @extend_schema(
+        operation_id="stats_retrieve",
+        summary="Overview numbers",
+        description="The overview's numbers: the four counts of a 24-hour window with its bounds, the freshness "
+        "times and the totals, as the / page shows them. Current numbers are recomputed at most once a minute. "
+        "An empty check is not a failure; newly included papers may be historical; readings count per version.",
+        parameters=[END_PARAMETER],
+        responses={200: StatsSerializer, **ERROR_RESPONSES},
+    )
+    def get(self, request: Request) -> Response:
+        window, is_current = window_from(request)
+        stats = overview_stats_cached()
+        counts = stats.counts if is_current else window_counts(window)
+        if is_current:
+            window = stats.window
+        data = {
+            "window": window_data(window),
+            "counts": counts,
+            "briefings": briefing_links(request, counts, window, is_current),
+            "freshness": stats.freshness,
+            "totals": stats.totals,
+            "failing_sources": stats.failing_sources,
+            "daily": stats.chart,
+            "computed_at": stats.computed_at,
+        }
+        return Response(StatsSerializer(data).data)
+
+
+class BriefingView(GenericAPIView):
+    pagination_class = KeysetPagination
+    sort: str | None = None
+
+    @extend_schema(
+        operation_id="briefings_retrieve",
+        summary="Papers behind one number",
+        description="Exactly the papers counted by one overview number, for the current window or a past one "
+        "(`end`). Cursor-paginated: follow `next`.",
+        parameters=[KIND_PARAMETER, END_PARAMETER, CURSOR_PARAMETER, PAGE_SIZE_PARAMETER],
+        responses={200: BriefingPageSerializer, **ERROR_RESPONSES, 404: NOT_FOUND_RESPONSE},
+    )
+    def get(self, request: Request, kind: str) -> Response:
+        if kind not in BRIEFING_KINDS:
+            raise NotFoundParameter(
+                {"kind": [_("There is no such briefing; use one of %(kinds)s.") % {"kinds": ", ".join(BRIEFING_KINDS)}]}
+            )
+        window, _is_current = window_from(request)
+        self.sort = BRIEFING_SORT[kind]
+        page = self.paginate_queryset(briefing_papers(kind=kind, window=window))
+        # Papers, not versions: a paper revised twice in the window is listed once.
+        count = briefing_papers(kind=kind, window=window).count()
+        data = {
+            "kind": kind,
+            "window": window_data(window),
+            "count": count,
+            "next": self.paginator.get_next_link(),
+            "results": briefing_cards(kind=kind, window=window, papers=page),
+        }
+        return Response(BriefingPageSerializer(data).data)
+
+
+class SourcesView(APIView):
+    @extend_schema(
+        operation_id="sources_list",
+        summary="Source progress and health",
+        description="Every source with its schedule, latest check, next run, checkpoint and the last 24 hours, "
+        "and the state of writing AI guided readings, as the /sources/ page shows them.",
+        responses={200: SourcesSerializer, **ERROR_RESPONSES},
+    )
+    def get(self, request: Request) -> Response:
+        progress = source_progress_list()
+        data = {
+            "sources": progress,
+            "any_failing": any(item.is_failing for item in progress),
+            "guided_readings": llm_status(),
+        }
+        return Response(SourcesSerializer(data).data)
+
+
+class MeView(APIView):
+    permission_classes = [IsAuthenticated]
+
+    @extend_schema(
+        operation_id="me_retrieve",
+        summary="Who am I",
+        description="The signed-in user and how this request was authenticated; 401 without credentials. "
+        "Useful to check that a token works.",
+        responses={200: MeSerializer, **ERROR_RESPONSES},
+    )
+    def get(self, request: Request) -> Response:
+        token = request.auth if isinstance(request.auth, ApiToken) else None
+        return Response(
+            MeSerializer(
+                {
+                    "username": request.user.get_username(),
+                    "authenticated_by": "token" if token else "session",
+                    "token_name": token.name if token else None,
+                }
+            ).data
+        )
