@@ -57,8 +57,7 @@ def _start_or_resume(source: Source, window: Window) -> HarvestRun:
 def _store_page(source: Source, run: HarvestRun, page: Page, owner: str) -> None:
     with transaction.atomic():
         result = paper_upsert_many(records=page.records)
-        if page.picks:
-            community_pick_upsert_many(source=source, picks=page.picks)
+        new_picks = community_pick_upsert_many(source=source, picks=page.picks) if page.picks else 0
         run.pages += 1
         run.seen += len(page.records) + page.skipped + page.deleted
         run.new_papers += result.new_papers
@@ -66,7 +65,11 @@ def _store_page(source: Source, run: HarvestRun, page: Page, owner: str) -> None
         run.updated += result.updated
         run.unchanged += result.unchanged
         run.skipped += page.skipped
-        run.checkpoint = {**run.checkpoint, "resume": page.checkpoint}
+        run.checkpoint = {
+            **run.checkpoint,
+            "resume": page.checkpoint,
+            "new_picks": run.checkpoint.get("new_picks", 0) + new_picks,
+        }
         run.save()
         locks.renew(source, owner)
         if result.created_version_ids:
@@ -111,7 +114,7 @@ def harvest_source(
             _finish(run, HarvestRun.Status.FAILED, error=f"unexpected error: {exc.__class__.__name__}: {exc}")
             raise
         with transaction.atomic():
-            found_something = run.new_papers or run.new_versions or run.updated
+            found_something = run.new_papers or run.new_versions or run.updated or run.checkpoint.get("new_picks")
             _finish(run, HarvestRun.Status.OK if found_something else HarvestRun.Status.EMPTY)
             source.checkpoint = client.completed_checkpoint(
                 window=window, source_checkpoint=source.checkpoint, run_checkpoint=run.checkpoint.get("resume", {})

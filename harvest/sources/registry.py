@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+from harvest.sources.arxiv_api import ArxivApiSource
 from harvest.sources.base import SourceClient
+from harvest.sources.hf_daily import HfDailySource
 from harvest.sources.oai import ArxivOaiSource
 
 SOURCES: dict[str, type[SourceClient]] = {
     ArxivOaiSource.slug: ArxivOaiSource,
+    ArxivApiSource.slug: ArxivApiSource,
+    HfDailySource.slug: HfDailySource,
 }
 
 
