@@ -28,7 +28,18 @@ LAST_USED_RESOLUTION = timedelta(minutes=1)
 
 
 class TokenInQueryString(exceptions.ParseError):
+    """400 naming the parameter that carried credentials (never its value)."""
+
     default_code = "token_in_query_string"
+
+    def __init__(self, parameter: str):
+        self.parameter = parameter[:40]
+        super().__init__(
+            _(
+                "Tokens are not accepted in the URL, where they would be logged; send them in the "
+                "Authorization header (Authorization: Bearer <token>) and revoke a token that was sent in a URL."
+            )
+        )
 
 
 def refuse_credentials_in_query(request: Request) -> None:
@@ -36,14 +47,7 @@ def refuse_credentials_in_query(request: Request) -> None:
         if name.lower() in CREDENTIAL_PARAMETERS or any(
             v.startswith(f"{TOKEN_TAG}_") and split_token(v) for v in values
         ):
-            raise TokenInQueryString(
-                _(
-                    "%(name)s: tokens are not accepted in the URL, where they would be logged; "
-                    "send them in the Authorization header (Authorization: Bearer <token>) "
-                    "and revoke a token that was sent in a URL."
-                )
-                % {"name": name[:40]}
-            )
+            raise TokenInQueryString(name)
 
 
 class ApiTokenAuthentication(BaseAuthentication):

@@ -77,8 +77,12 @@ def exception_handler(exc, context):
     if getattr(exc, "wait", None):
         headers["Retry-After"] = str(int(exc.wait) + (0 if float(exc.wait).is_integer() else 1))
     body = {"detail": "", "code": "error"}
+    parameter = getattr(exc, "parameter", None)
     if isinstance(exc, ParameterError):
         body.update(detail=force_str(exc.detail), code=exc.detail.code, errors=exc.errors)
+    elif parameter:
+        message = force_str(exc.detail)
+        body.update(detail=_prefixed(parameter, message), code=exc.detail.code, errors={parameter: [message]})
     elif isinstance(exc.detail, dict):
         errors = {name: [force_str(m) for m in (v if isinstance(v, list) else [v])] for name, v in exc.detail.items()}
         name, messages = next(iter(errors.items()), ("non_field_errors", [force_str(exc.default_detail)]))

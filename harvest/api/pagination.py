@@ -85,7 +85,7 @@ class KeysetPagination(BasePagination):
                     "nullable": True,
                     "description": "The next page, or null on the last page.",
                 },
-                "results": schema,
+                "results": {**schema, "description": "The papers on this page."},
             },
         }
 

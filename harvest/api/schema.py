@@ -37,11 +37,15 @@ RETRY_AFTER_HEADER = {
 }
 
 
-def document_retry_after(result, generator, request, public):
-    """Postprocessing hook: every 429 response carries Retry-After."""
+def document_responses(result, generator, request, public):
+    """Postprocessing hook: every 429 response carries Retry-After, and a
+    paginated list's 200 (which drf-spectacular wraps itself, without a
+    description) is described."""
     for path in result.get("paths", {}).values():
         for operation in path.values():
-            response = operation.get("responses", {}).get("429")
-            if response is not None:
-                response.setdefault("headers", {})["Retry-After"] = RETRY_AFTER_HEADER
+            responses = operation.get("responses", {})
+            if "429" in responses:
+                responses["429"].setdefault("headers", {})["Retry-After"] = RETRY_AFTER_HEADER
+            if "200" in responses and not responses["200"].get("description"):
+                responses["200"]["description"] = "A page of results; follow `next` for the following one."
     return result

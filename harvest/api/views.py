@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from datetime import date
+
 from django.utils import timezone
 from django.utils.translation import gettext as _
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import OpenApiExample, OpenApiParameter, extend_schema
+from drf_spectacular.utils import OpenApiExample, OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework.generics import GenericAPIView
 from rest_framework.permissions import IsAuthenticated
 from rest_framework.request import Request
@@ -89,13 +91,21 @@ class PaperListView(GenericAPIView):
         summary="List papers",
         description="The library, with the filters and sorts of the /papers/ page. Cursor-paginated: follow "
         "`next`. No total count is computed.",
-        parameters=PAPER_FILTER_PARAMETERS,
-        responses={200: PaperSerializer(many=True), **ERROR_RESPONSES},
+        parameters=[*PAPER_FILTER_PARAMETERS, CURSOR_PARAMETER, PAGE_SIZE_PARAMETER],
+        responses={
+            200: OpenApiResponse(PaperSerializer(many=True), description="A page of papers."),
+            **ERROR_RESPONSES,
+        },
     )
     def get(self, request: Request) -> Response:
         filterset = PaperFilterSet(request.query_params, request=request)
         if not filterset.is_valid():
             raise ParameterError(form_errors(filterset.form.errors))
+        until = filterset.form.cleaned_data.get("until")
+        if until is not None and until >= date.max:
+            # Adapter until harvest.filters rejects it: the range's end (the next
+            # midnight) would overflow the date type.
+            raise ParameterError({"until": [_("Use a date before 9999-12-31.")]})
         self.sort = filterset.chosen_sort
         page = self.paginate_queryset(filterset.qs)
         return self.get_paginated_response(PaperSerializer(paper_cards(page), many=True).data)
@@ -108,7 +118,11 @@ class PaperDetailView(APIView):
         description="A paper with every version, what changed between consecutive versions and the AI guided "
         "reading of each version. A version suffix must name a known version.",
         parameters=[ARXIV_ID_PARAMETER],
-        responses={200: PaperDetailSerializer, **ERROR_RESPONSES, 404: NOT_FOUND_RESPONSE},
+        responses={
+            200: OpenApiResponse(PaperDetailSerializer, description="The paper."),
+            **ERROR_RESPONSES,
+            404: NOT_FOUND_RESPONSE,
+        },
     )
     def get(self, request: Request, arxiv_id: str) -> Response:
         try:
@@ -147,7 +161,7 @@ class StatsView(APIView):
         "times and the totals, as the / page shows them. Current numbers are recomputed at most once a minute. "
         "An empty check is not a failure; newly included papers may be historical; readings count per version.",
         parameters=[END_PARAMETER],
-        responses={200: StatsSerializer, **ERROR_RESPONSES},
+        responses={200: OpenApiResponse(StatsSerializer, description="The numbers."), **ERROR_RESPONSES},
     )
     def get(self, request: Request) -> Response:
         window, is_current = window_from(request)
@@ -178,7 +192,11 @@ class BriefingView(GenericAPIView):
         description="Exactly the papers counted by one overview number, for the current window or a past one "
         "(`end`). Cursor-paginated: follow `next`.",
         parameters=[KIND_PARAMETER, END_PARAMETER, CURSOR_PARAMETER, PAGE_SIZE_PARAMETER],
-        responses={200: BriefingPageSerializer, **ERROR_RESPONSES, 404: NOT_FOUND_RESPONSE},
+        responses={
+            200: OpenApiResponse(BriefingPageSerializer, description="A page of the briefing."),
+            **ERROR_RESPONSES,
+            404: NOT_FOUND_RESPONSE,
+        },
     )
     def get(self, request: Request, kind: str) -> Response:
         if kind not in BRIEFING_KINDS:
@@ -206,7 +224,7 @@ class SourcesView(APIView):
         summary="Source progress and health",
         description="Every source with its schedule, latest check, next run, checkpoint and the last 24 hours, "
         "and the state of writing AI guided readings, as the /sources/ page shows them.",
-        responses={200: SourcesSerializer, **ERROR_RESPONSES},
+        responses={200: OpenApiResponse(SourcesSerializer, description="Every source."), **ERROR_RESPONSES},
     )
     def get(self, request: Request) -> Response:
         progress = source_progress_list()
@@ -226,7 +244,7 @@ class MeView(APIView):
         summary="Who am I",
         description="The signed-in user and how this request was authenticated; 401 without credentials. "
         "Useful to check that a token works.",
-        responses={200: MeSerializer, **ERROR_RESPONSES},
+        responses={200: OpenApiResponse(MeSerializer, description="The signed-in user."), **ERROR_RESPONSES},
     )
     def get(self, request: Request) -> Response:
         token = request.auth if isinstance(request.auth, ApiToken) else None

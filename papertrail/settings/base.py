@@ -235,7 +235,9 @@ PAPERTRAIL_AI_CATEGORIES = frozenset(
 
 # --- LLM --------------------------------------------------------------------
 ANTHROPIC_API_KEY = env_str("ANTHROPIC_API_KEY")
-PAPERTRAIL_SUMMARY_MODEL = env_str("PAPERTRAIL_SUMMARY_MODEL", "claude-sonnet-4-5")
+# claude-sonnet-4-5 reaches end of life on 2026-11-30 (the SDK's own table);
+# Sonnet 4.6 is current and priced at $3 / $15 per million tokens.
+PAPERTRAIL_SUMMARY_MODEL = env_str("PAPERTRAIL_SUMMARY_MODEL", "claude-sonnet-4-6")
 
 # --- Logging ----------------------------------------------------------------
 LOGGING = {
@@ -294,6 +296,7 @@ PAPERTRAIL_SUMMARY_STALE_SECONDS = env_int("PAPERTRAIL_SUMMARY_STALE_SECONDS", 1
 # List prices in US dollars per million tokens (input, output); batches cost half.
 # A model missing here is priced by the PAPERTRAIL_SUMMARY_PRICE_* fallback.
 PAPERTRAIL_SUMMARY_PRICES = {
+    "claude-sonnet-4-6": (3.0, 15.0),
     "claude-sonnet-4-5": (3.0, 15.0),
     "claude-sonnet-4-0": (3.0, 15.0),
     "claude-sonnet-4-20250514": (3.0, 15.0),
@@ -322,6 +325,8 @@ CELERY_BEAT_SCHEDULE_DIGESTS = {
         "options": {"expires": _DIGESTS_DRAIN_SECONDS * 9 // 10},
     },
 }
+
+CELERY_BEAT_SCHEDULE.update(CELERY_BEAT_SCHEDULE_DIGESTS)
 
 # --- arXiv API source (ingest) ------------------------------------------------
 # A check of the "arxiv_api" source without ids asks for the newest updates of
@@ -387,7 +392,7 @@ SPECTACULAR_SETTINGS = {
     "REDOC_DIST": "SIDECAR",
     "POSTPROCESSING_HOOKS": [
         "drf_spectacular.hooks.postprocess_schema_enums",
-        "harvest.api.schema.document_retry_after",
+        "harvest.api.schema.document_responses",
     ],
     "ENUM_NAME_OVERRIDES": {},
 }

@@ -94,6 +94,7 @@ def test_sorts_order_newest_first_by_their_own_date(client_api, library):
         ("sort=citations", "sort"),
         ("since=2026-13-01", "since"),
         ("since=2026-11-10&until=2026-11-01", "until"),
+        ("until=9999-12-31", "until"),
         ("days=0", "days"),
         ("days=ten", "days"),
         ("sort=relevance", "sort"),

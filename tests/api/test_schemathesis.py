@@ -1,0 +1,93 @@
+"""Schemathesis generates requests from the served OpenAPI schema (valid and
+invalid ones, a bounded number per operation) and sends them to the API's
+WSGI application on the test database: no response may be a server error or
+break the schema (status, content type, headers, body)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from datetime import timedelta
+
+import pytest
+import schemathesis
+from django.core.handlers.wsgi import WSGIHandler
+from django.core.signals import request_finished, request_started
+from django.db import close_old_connections
+from django.test import override_settings
+from django.utils import timezone
+from drf_spectacular.generators import SchemaGenerator
+from drf_spectacular.renderers import OpenApiJsonRenderer
+from hypothesis import HealthCheck, settings
+from schemathesis import GenerationMode
+from schemathesis.checks import not_a_server_error
+from schemathesis.specs.openapi.checks import (
+    content_type_conformance,
+    response_headers_conformance,
+    response_schema_conformance,
+    status_code_conformance,
+)
+
+from harvest.models import HarvestRun, Paper, Version
+from tests.api.factories import pick, reading, record, run, source, store
+
+EXAMPLES_PER_OPERATION = 40
+CHECKS = [
+    not_a_server_error,
+    status_code_conformance,
+    content_type_conformance,
+    response_headers_conformance,
+    response_schema_conformance,
+]
+
+
+def _schema() -> dict:
+    """The schema the API serves (tests/api/test_schema.py checks the serving),
+    built at collection time: schemathesis parametrizes by operation."""
+    with override_settings(ROOT_URLCONF="tests.api.urls"):
+        generated = SchemaGenerator().get_schema(request=None, public=True)
+    return json.loads(OpenApiJsonRenderer().render(generated))
+
+
+schema = schemathesis.openapi.from_dict(_schema())
+schema.app = WSGIHandler()
+schema.config.generation.update(
+    modes=[GenerationMode.POSITIVE, GenerationMode.NEGATIVE], max_examples=EXAMPLES_PER_OPERATION
+)
+
+
+@pytest.fixture
+def library(db, api_site, settings) -> Iterator[None]:
+    """A small library with every kind of row. Like Django's test client, the
+    WSGI calls keep the test's database connection open (and its transaction)."""
+    settings.ALLOWED_HOSTS = ["localhost"]  # the Host schemathesis sends over WSGI
+    request_started.disconnect(close_old_connections)
+    request_finished.disconnect(close_old_connections)
+    now = timezone.now()
+    store(
+        record("2611.13545", versions=2, categories=["cs.LG", "cs.CL"]),
+        record("hep-th/9901001", categories=["hep-th"]),
+        at=now - timedelta(days=3),
+    )
+    store(record("2611.13545", versions=3, categories=["cs.LG", "cs.CL"]), record("2611.00002"), at=now)
+    reading(Version.objects.get(paper__arxiv_id="2611.13545", number=3), written_at=now)
+    arxiv, hf = source("arxiv", "arXiv OAI-PMH"), source("hf_daily", "Hugging Face Daily Papers")
+    run(arxiv, started=now - timedelta(hours=1), seen=3, new_papers=1)
+    run(hf, started=now - timedelta(hours=1), status=HarvestRun.Status.FAILED, error="HTTP 503")
+    run(hf, started=now, status=HarvestRun.Status.RUNNING)
+    pick(Paper.objects.get(arxiv_id="2611.00002"), hf)
+    try:
+        yield
+    finally:
+        request_started.connect(close_old_connections)
+        request_finished.connect(close_old_connections)
+
+
+@schema.parametrize()
+@settings(
+    max_examples=EXAMPLES_PER_OPERATION,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow, HealthCheck.filter_too_much],
+)
+def test_no_server_errors_and_no_responses_breaking_the_schema(case, library):
+    case.call_and_validate(checks=CHECKS)
