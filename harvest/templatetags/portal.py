@@ -87,17 +87,23 @@ def day_chart(points: list[DayPoint]) -> SafeString:
         '<rect class="{}" x="{}" y="{}" width="{}" height="{}"><title>{}</title></rect>',
         bars,
     )
+    last = len(points) - 1
     ticks = format_html_join(
         "",
-        '<text class="chart__tick" x="{}" y="{}">{}</text>',
+        '<text class="chart__tick" x="{}" y="{}" text-anchor="{}">{}</text>',
         (
-            (round(index * slot + slot * 0.1, 1), _CHART_HEIGHT - 6, f"{point.day:%m-%d}")
+            (
+                _CHART_WIDTH if index == last else round(index * slot + slot * 0.1, 1),
+                _CHART_HEIGHT - 6,
+                "end" if index == last else "start",
+                f"{point.day:%m-%d}",
+            )
             for index, point in enumerate(points)
-            if index % 7 == 0 or index == len(points) - 1
+            if (index % 7 == 0 and last - index >= 3) or index == last
         ),
     )
     return format_html(
-        '<svg class="chart" viewBox="0 0 {w} {h}" role="img" aria-label="{label}" preserveAspectRatio="none">'
+        '<svg class="chart" viewBox="0 0 {w} {h}" role="img" aria-label="{label}">'
         '<line class="chart__axis" x1="0" y1="{bottom}" x2="{w}" y2="{bottom}"></line>'
         '<text class="chart__peak" x="2" y="10">{peak}</text>{rects}{ticks}</svg>',
         w=_CHART_WIDTH,
