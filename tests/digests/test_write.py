@@ -39,10 +39,10 @@ def test_success_stores_a_validated_bilingual_reading_with_tokens_and_cost(fake_
     assert set(reading.content) == {"zh", "en"}
     assert reading.content["en"]["method"].startswith("We propose a sparse attention pattern")
     assert reading.content["en"]["changes"] == ""
-    assert reading.written_at is not None and reading.model == "claude-sonnet-4-5"
+    assert reading.written_at is not None and reading.model == "claude-sonnet-4-6"  # the default model
     (usage,) = fake_anthropic.usage_log
     assert (reading.input_tokens, reading.output_tokens) == (usage["input_tokens"], usage["output_tokens"])
-    expected = llm.cost_usd(model="claude-sonnet-4-5", **usage)
+    expected = llm.cost_usd(model="claude-sonnet-4-6", **usage)
     assert reading.cost_usd == expected > 0
     assert DailySpend.objects.get().spent_usd == expected
     (sent,) = fake_anthropic.message_requests()
