@@ -89,3 +89,8 @@ def test_briefing_query_count_is_fixed(client, day_of_news, django_assert_max_nu
     with django_assert_max_num_queries(9):
         response = client.get("/briefings/new/")
     assert len(ids_on(response)) == 50
+
+
+def test_briefings_index_goes_to_new_papers_keeping_the_window(client):
+    response = client.get("/briefings/?end=2026-11-13")
+    assert (response.status_code, response["Location"]) == (302, "/briefings/new/?end=2026-11-13")
