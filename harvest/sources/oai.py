@@ -36,6 +36,7 @@ logger = logging.getLogger(__name__)
 OAI = "{http://www.openarchives.org/OAI/2.0/}"
 RAW = "{http://arxiv.org/OAI/arXivRaw/}"
 _TAGS = (f"{OAI}responseDate", f"{OAI}error", f"{OAI}record", f"{OAI}resumptionToken")
+_HEADER, _IDENTIFIER, _METADATA, _ARXIV_RAW = f"{OAI}header", f"{OAI}identifier", f"{OAI}metadata", f"{RAW}arXivRaw"
 
 # arXivRaw element -> PaperRecord field, for the plain text fields.
 _TEXT_FIELDS = {
@@ -70,23 +71,42 @@ def _text(element: etree._Element | None) -> str:
     return (element.text or "").strip() if element is not None else ""
 
 
+_ID, _TITLE, _ABSTRACT, _AUTHORS, _CATEGORIES = (
+    f"{RAW}{t}" for t in ("id", "title", "abstract", "authors", "categories")
+)
+_VERSION, _DATE, _SIZE, _SOURCE_TYPE = (f"{RAW}{t}" for t in ("version", "date", "size", "source_type"))
+_RAW_TEXT_FIELDS = tuple((f"{RAW}{tag}", attribute) for tag, attribute in _TEXT_FIELDS.items())
+
+
+def _first_texts(element: etree._Element) -> dict:
+    """Tag -> text of the first child with that tag (`find(tag).text`), in
+    one pass over the children instead of one search per field."""
+    texts: dict = {}
+    for child in element:
+        if child.tag not in texts:
+            texts[child.tag] = child.text
+    return texts
+
+
 def parse_raw_record(metadata: etree._Element) -> PaperRecord:
     """One `<arXivRaw>` element as a PaperRecord; MalformedRecord if unusable."""
-    arxiv_id, _ = split_arxiv_id(_text(metadata.find(f"{RAW}id")))
-    title = clean_title(metadata.findtext(f"{RAW}title"))
+    texts = _first_texts(metadata)
+    arxiv_id, _ = split_arxiv_id((texts.get(_ID) or "").strip())
+    title = clean_title(texts.get(_TITLE))
     if not title:
         raise MalformedRecord(f"{arxiv_id}: no title")
     versions = []
-    for element in metadata.iterfind(f"{RAW}version"):
+    for element in metadata.iterchildren(_VERSION):
         label = element.get("version", "")
         if not label.startswith("v") or not label[1:].isdigit():
             raise MalformedRecord(f"{arxiv_id}: bad version label {label!r}")
+        fields = _first_texts(element)
         versions.append(
             VersionRecord(
                 number=int(label[1:]),
-                submitted=parse_arxiv_date(element.findtext(f"{RAW}date")),
-                size=parse_size(element.findtext(f"{RAW}size")),
-                source_type=_text(element.find(f"{RAW}source_type"))[:8],
+                submitted=parse_arxiv_date(fields.get(_DATE)),
+                size=parse_size(fields.get(_SIZE)),
+                source_type=(fields.get(_SOURCE_TYPE) or "").strip()[:8],
             )
         )
     if not versions:
@@ -94,13 +114,13 @@ def parse_raw_record(metadata: etree._Element) -> PaperRecord:
     record = PaperRecord(
         arxiv_id=arxiv_id,
         title=title,
-        abstract=clean_abstract(metadata.findtext(f"{RAW}abstract")),
-        authors=split_authors(metadata.findtext(f"{RAW}authors")),
-        categories=list(dict.fromkeys(_text(metadata.find(f"{RAW}categories")).split())),
+        abstract=clean_abstract(texts.get(_ABSTRACT)),
+        authors=split_authors(texts.get(_AUTHORS)),
+        categories=list(dict.fromkeys((texts.get(_CATEGORIES) or "").split())),
         versions=versions,
     )
-    for tag, attribute in _TEXT_FIELDS.items():
-        setattr(record, attribute, " ".join(_text(metadata.find(f"{RAW}{tag}")).split()))
+    for tag, attribute in _RAW_TEXT_FIELDS:
+        setattr(record, attribute, " ".join((texts.get(tag) or "").split()))
     return record
 
 
@@ -130,13 +150,13 @@ def parse_list_records(data: bytes) -> OaiPage:
 
 
 def _read_record(element: etree._Element, page: OaiPage) -> None:
-    header = element.find(f"{OAI}header")
-    identifier = _text(header.find(f"{OAI}identifier")) if header is not None else ""
+    header = element.find(_HEADER)
+    identifier = _text(header.find(_IDENTIFIER)) if header is not None else ""
     if header is not None and header.get("status") == "deleted":
         page.deleted += 1
         logger.info("OAI record %s is marked deleted; the library keeps what it stored", identifier)
         return
-    metadata = element.find(f"{OAI}metadata/{RAW}arXivRaw")
+    metadata = next((raw for child in element.iterchildren(_METADATA) for raw in child.iterchildren(_ARXIV_RAW)), None)
     try:
         if metadata is None:
             raise MalformedRecord("no arXivRaw metadata")
