@@ -22,7 +22,7 @@ Parameters (all optional, every one in the URL):
 from __future__ import annotations
 
 import re
-from datetime import datetime, time, timedelta
+from datetime import date, datetime, time, timedelta
 
 import django_filters
 from django import forms
@@ -54,6 +54,8 @@ SORT_DATE_FIELD = {
 }
 # Papers without a date (no source gave one) sort after every dated paper.
 NULLABLE_DATE_FIELDS = frozenset({"updated", "published"})
+EARLIEST_DATE = date(1900, 1, 1)
+LATEST_DATE = date(2999, 12, 31)
 MAX_CATEGORIES = 20
 MAX_QUERY_LENGTH = 200
 MAX_QUERY_WORDS = 12
@@ -181,6 +183,10 @@ class PaperFilterForm(forms.Form):
     def clean(self):
         data = super().clean()
         since, until = data.get("since"), data.get("until")
+        for name, value in (("since", since), ("until", until)):
+            # Outside these bounds the range's UTC ends would overflow the date type.
+            if value and not (EARLIEST_DATE <= value <= LATEST_DATE):
+                self.add_error(name, _("Use a date between 1900-01-01 and 2999-12-31."))
         if since and until and since > until:
             self.add_error("until", _("The time range ends before it starts (until is before since)."))
         if data.get("sort") == SORT_RELEVANCE and not data.get("q"):

@@ -15,6 +15,9 @@ from papertrail.settings.base import *  # noqa: F403
 from papertrail.settings.base import DATABASES, VAR_DIR
 
 PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+# Serve static files from the apps' folders, without a collectstatic step.
+WHITENOISE_USE_FINDERS = True
+STATIC_ROOT.mkdir(exist_ok=True)  # noqa: F405 - whitenoise warns about a missing root
 
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     # A file, not memory, so that subprocesses (a killed harvest, a Celery

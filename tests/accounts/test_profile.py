@@ -18,7 +18,6 @@ PASSWORD = "correct horse battery staple"
 
 @pytest.fixture(autouse=True)
 def site(settings):
-    settings.ROOT_URLCONF = "tests.api.urls"
     settings.LOGIN_ATTEMPTS_LIMIT = 3
     cache.clear()
     yield

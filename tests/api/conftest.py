@@ -12,9 +12,8 @@ HIGH_RATES = {"anon": "100000/min", "user": "100000/min"}
 
 @pytest.fixture(autouse=True)
 def api_site(settings) -> Iterator[None]:
-    """The API's URLs, rates no test reaches by accident, and an empty cache
-    (throttle history and cached overview numbers from another test)."""
-    settings.ROOT_URLCONF = "tests.api.urls"
+    """Rates no test reaches by accident, and an empty cache (throttle
+    history and cached overview numbers from another test)."""
     settings.REST_FRAMEWORK = {**settings.REST_FRAMEWORK, "DEFAULT_THROTTLE_RATES": dict(HIGH_RATES)}
     cache.clear()
     yield

@@ -14,7 +14,6 @@ import schemathesis
 from django.core.handlers.wsgi import WSGIHandler
 from django.core.signals import request_finished, request_started
 from django.db import close_old_connections
-from django.test import override_settings
 from django.utils import timezone
 from drf_spectacular.generators import SchemaGenerator
 from drf_spectacular.renderers import OpenApiJsonRenderer
@@ -44,8 +43,7 @@ CHECKS = [
 def _schema() -> dict:
     """The schema the API serves (tests/api/test_schema.py checks the serving),
     built at collection time: schemathesis parametrizes by operation."""
-    with override_settings(ROOT_URLCONF="tests.api.urls"):
-        generated = SchemaGenerator().get_schema(request=None, public=True)
+    generated = SchemaGenerator().get_schema(request=None, public=True)
     return json.loads(OpenApiJsonRenderer().render(generated))
 
 

@@ -32,7 +32,6 @@ LOOPBACK = {"localhost", "127.0.0.1", "::1", "[::1]"}
 
 @pytest.fixture(autouse=True)
 def portal_site(settings) -> Iterator[None]:
-    settings.ROOT_URLCONF = "tests.portal.urls"
     cache.clear()
     yield
     cache.clear()

@@ -187,6 +187,8 @@ def test_choices_stay_in_the_page_links(client, library):
         ("sort=relevance", "sort: 按相关度排序需要搜索词(q)。"),
         ("q=" + "x" * 201, "q:"),
         ("revised=2", "revised:"),
+        ("until=9999-12-31", "until:"),
+        ("since=0001-01-01", "since:"),
     ],
 )
 def test_a_bad_parameter_is_a_readable_400_never_a_server_error(client, library, query, message):
