@@ -108,7 +108,7 @@ def test_revoking_a_token_stops_it_and_only_its_owner_can(browser, user):
     assert browser.post(f"/me/tokens/{token.pk}/revoke/").status_code == 302
     token.refresh_from_db()
     assert token.revoked_at is not None
-    assert "revoked" in browser.get("/me/").content.decode().lower()
+    assert "已撤销" in browser.get("/me/").content.decode()  # the token is listed as revoked
 
 
 def test_token_forms_need_csrf(user):
