@@ -1,7 +1,8 @@
-"""Chinese first: the page language is the reader's explicit choice (the
+"""Chinese first: a page's language is the reader's explicit choice (the
 language switch's cookie) or Simplified Chinese, never a guess from the
 browser's Accept-Language, which for many Chinese researchers says English
-because of the operating system they happen to use."""
+because of the operating system they happen to use. API clients state what
+they want, so under /api/ Accept-Language is honoured (Chinese otherwise)."""
 
 from __future__ import annotations
 
@@ -13,6 +14,9 @@ from django.utils import translation
 
 class ChineseFirstLocaleMiddleware(LocaleMiddleware):
     def process_request(self, request: HttpRequest) -> None:
+        if request.path_info.startswith("/api/"):
+            super().process_request(request)
+            return
         chosen = request.COOKIES.get(settings.LANGUAGE_COOKIE_NAME, "")
         language = chosen if chosen in dict(settings.LANGUAGES) else settings.LANGUAGE_CODE
         translation.activate(language)

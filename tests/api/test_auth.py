@@ -52,8 +52,10 @@ def test_a_wrong_token_is_401_even_on_public_endpoints(client_api, token, mangle
 
 def test_a_revoked_token_no_longer_works(client_api, user, token):
     assert api_token_revoke(user=user, token_id=ApiToken.objects.get().pk)
-    response = client_api.get("/api/v1/me/", **bearer(token))
+    response = client_api.get("/api/v1/me/", **bearer(token), HTTP_ACCEPT_LANGUAGE="en")
     assert response.status_code == 401 and "revoked" in response.json()["detail"]
+    chinese = client_api.get("/api/v1/me/", **bearer(token))
+    assert chinese.json()["detail"] == "此令牌已被撤销。"
 
 
 def test_a_token_of_an_inactive_user_does_not_work(client_api, user, token):

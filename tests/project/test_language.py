@@ -18,3 +18,11 @@ def test_the_language_switch_chooses_english(client):
     response = client.get("/")
     assert response.headers["Content-Language"] == "en"
     assert "Site-wide update overview" in response.content.decode()
+
+
+def test_api_clients_get_the_language_they_ask_for_and_chinese_otherwise(client):
+    english = client.get("/api/v1/papers/?ai=banana", HTTP_ACCEPT_LANGUAGE="en")
+    chinese = client.get("/api/v1/papers/?ai=banana")
+    assert english.status_code == chinese.status_code == 400
+    assert english.headers["Content-Language"] == "en"
+    assert chinese.headers["Content-Language"] == "zh-hans"
