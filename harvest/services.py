@@ -152,7 +152,7 @@ def paper_upsert_many(*, records: Iterable[PaperRecord], now: datetime | None = 
     result = UpsertResult(seen=len(batch))
     if not batch:
         return result
-    store = _PostgresStore() if connection.vendor == "postgresql" else _OrmStore()
+    store = _store()
 
     existing = store.load_papers([r.arxiv_id for r in batch])
     known_versions = store.load_versions([p.pk for p in existing.values()])
@@ -202,6 +202,10 @@ def paper_upsert_many(*, records: Iterable[PaperRecord], now: datetime | None = 
         new_ids = {paper.pk for paper in new_papers}
         store.replace_links(relinks, known=[p.pk for p in relinks if p.pk not in new_ids])
     return result
+
+
+def _store() -> _PostgresStore | _OrmStore:
+    return _PostgresStore() if connection.vendor == "postgresql" else _OrmStore()
 
 
 def _new_paper(record: PaperRecord, now: datetime) -> PaperRow:

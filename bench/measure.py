@@ -1,0 +1,168 @@
+"""One measurement, run in a fresh child process so its peak memory is its own.
+
+Ingest of OAI-PMH pages: for every page file, read the bytes, parse them with
+the harvester's parser (`parse_list_records`) and store the records with
+`paper_upsert_many`, in one transaction per page, as harvest/runs.py stores a
+page (without the run's own bookkeeping row and without network). Ingest of
+a snapshot: `import_snapshot` over the file, as `manage.py import_snapshot`
+runs it. Parse-only: the bare parser over the same bytes (lxml
+`etree.fromstring` per page; `json.loads` per line), and the project's parser
+alone without a database, best of three runs each.
+
+Memory: `ru_maxrss` (the process's peak resident set) and the current
+resident set are sampled after every page (OAI) or batch (snapshot).
+"""
+
+from __future__ import annotations
+
+import json
+import resource
+import time
+from pathlib import Path
+
+from django.db import transaction
+from lxml import etree
+
+FIRST_MARK = 10
+
+
+def _rss_kib() -> int:
+    with open("/proc/self/statm") as statm:
+        return int(statm.read().split()[1]) * resource.getpagesize() // 1024
+
+
+def _maxrss_kib() -> int:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+
+
+def _memory_summary(samples: list[tuple[int, int]]) -> dict:
+    """samples: (maxrss, rss) in KiB after each page (or snapshot batch)."""
+    first = samples[min(len(samples), FIRST_MARK) - 1][0]
+    return {
+        "peak_rss_mib": round(samples[-1][0] / 1024, 1),
+        "peak_after_10_pages_mib": round(first / 1024, 1),
+        "peak_growth_after_page_10_mib": round((samples[-1][0] - first) / 1024, 1),
+        "pages_sampled": len(samples),
+        "rss_per_page_mib": [round(rss / 1024, 1) for _, rss in samples],
+    }
+
+
+def ingest_oai(directory: Path) -> dict:
+    from harvest.services import UpsertResult, paper_upsert_many
+    from harvest.sources.oai import parse_list_records
+
+    totals = UpsertResult()
+    parse_seconds = upsert_seconds = 0.0
+    records = skipped = 0
+    samples = []
+    started = time.perf_counter()
+    for path in sorted(directory.glob("page-*.xml")):
+        mark = time.perf_counter()
+        page = parse_list_records(path.read_bytes())
+        parsed = time.perf_counter()
+        with transaction.atomic():
+            totals.add(paper_upsert_many(records=page.records))
+        upsert_seconds += time.perf_counter() - parsed
+        parse_seconds += parsed - mark
+        records += len(page.records)
+        skipped += page.skipped
+        totals.created_version_ids.clear()  # counted, not kept: memory stays per page
+        samples.append((_maxrss_kib(), _rss_kib()))
+    seconds = time.perf_counter() - started
+    return {
+        "records": records,
+        "pages": len(samples),
+        "seconds": seconds,
+        "parse_seconds": parse_seconds,
+        "upsert_seconds": upsert_seconds,
+        "skipped": skipped,
+        "counts": _counts(totals),
+        "memory": _memory_summary(samples),
+    }
+
+
+def ingest_snapshot(path: Path, batch_size: int) -> dict:
+    from harvest.sources.snapshot import import_snapshot
+
+    samples = []
+    started = time.perf_counter()
+    with path.open("rb") as lines:
+        result = import_snapshot(
+            lines=lines, batch_size=batch_size, progress=lambda _: samples.append((_maxrss_kib(), _rss_kib()))
+        )
+    seconds = time.perf_counter() - started
+    samples.append((_maxrss_kib(), _rss_kib()))
+    return {
+        "records": result.kept,
+        "pages": len(samples),
+        "seconds": seconds,
+        "skipped": result.skipped,
+        "counts": {
+            "new_papers": result.new_papers,
+            "new_versions": result.new_versions,
+            "updated": result.updated,
+            "unchanged": result.unchanged,
+        },
+        "memory": _memory_summary(samples),
+    }
+
+
+def _counts(result) -> dict:
+    return {
+        "new_papers": result.new_papers,
+        "new_versions": result.new_versions,
+        "updated": result.updated,
+        "unchanged": result.unchanged,
+    }
+
+
+def _best(function, runs: int = 3) -> float:
+    best = float("inf")
+    for _ in range(runs):
+        started = time.perf_counter()
+        function()
+        best = min(best, time.perf_counter() - started)
+    return best
+
+
+def parse_only_oai(directory: Path) -> dict:
+    from harvest.sources.oai import parse_list_records
+
+    paths = sorted(directory.glob("page-*.xml"))
+
+    def bare() -> None:
+        for path in paths:
+            etree.fromstring(path.read_bytes())
+
+    def iterparse() -> None:
+        for path in paths:
+            with path.open("rb") as stream:
+                for _, element in etree.iterparse(stream, events=("end",), tag="{*}record"):
+                    element.clear()
+
+    def project() -> None:
+        for path in paths:
+            parse_list_records(path.read_bytes())
+
+    return {
+        "bare_seconds": _best(bare),
+        "bare_iterparse_seconds": _best(iterparse),
+        "project_parser_seconds": _best(project),
+        "bytes": sum(path.stat().st_size for path in paths),
+    }
+
+
+def parse_only_snapshot(path: Path) -> dict:
+    from harvest.sources.snapshot import parse_snapshot_line
+
+    def bare() -> None:
+        with path.open("rb") as lines:
+            for line in lines:
+                json.loads(line)
+
+    def project() -> None:
+        with path.open("rb") as lines:
+            for line in lines:
+                parse_snapshot_line(line)
+
+    return {"bare_seconds": _best(bare), "project_parser_seconds": _best(project), "bytes": path.stat().st_size}
