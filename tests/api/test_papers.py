@@ -204,8 +204,9 @@ def test_unknown_or_malformed_ids_name_arxiv_id(client_api, revised_paper, path,
     assert "arxiv_id" in response.json()["errors"]
 
 
-def test_an_unknown_api_path_is_a_json_404(client_api, db):
-    response = client_api.get("/api/v1/nothing/here/")
+@pytest.mark.parametrize("path", ["/api/v1/nothing/here/", "/api/v1/papers/%C3%AB%0A8%5D/", "/api/v1/%0A"])
+def test_an_unknown_api_path_is_a_json_404(client_api, db, path):
+    response = client_api.get(path)
     assert response.status_code == 404 and response.json()["code"] == "not_found"
 
 
