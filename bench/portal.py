@@ -1,0 +1,365 @@
+"""`make bench SCALE=1000000`: the portal and the harvest on a library of that size.
+
+    python -m bench.portal --scale 1000000 [--runs 30] [--http-runs 15] [--ingest 20000] [--rebuild]
+
+Uses DATABASE_URL (PostgreSQL; default postgres://postgres@127.0.0.1:5432/
+papertrail_bench). If that database does not hold a synthetic library of the
+requested scale (table `bench_library`), bench/data.py builds it first.
+
+How each figure is taken:
+
+- server time, in process: Django's test client calls the project's WSGI
+  handler in this process (middleware, view, SQL, template or serializer; no
+  network, no web server). Each scenario is requested once untimed-as-warm
+  (its "first" time: PostgreSQL's and the OS's caches as the previous
+  scenarios left them, the page cache never dropped) and then `--runs` times;
+  p50 and p95 over those runs. Requests that rotate over several papers do so
+  run by run. The overview is measured with its numbers from the 60 s cache
+  and with the cache emptied before every run (what the one request a minute
+  that recomputes them pays).
+- HTTP, end to end: gunicorn (2 sync workers, as deployed) on loopback, timed
+  by a keep-alive client, `--http-runs` runs per scenario after one warm-up.
+- peak memory: VmHWM of each gunicorn process after the HTTP runs (web), and
+  ru_maxrss of the process that ingested the harvest pages (worker side: the
+  same parse and upsert code a Celery harvest task runs).
+- ingest: `--ingest` new records as arXivRaw ListRecords pages of 1,000 built
+  by bench/inputs.py (ids in the month after the library's newest, so every
+  record is a new paper), parsed and stored by bench/measure.py in a child
+  process, into the large library, against the parse-only time of the same
+  bytes; the ingested rows are deleted afterwards.
+
+API throttling is raised for the run (PAPERTRAIL_API_ANON_RATE) so that the
+benchmark measures the API, not 429s; the throttle's cache round trip stays in.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from datetime import UTC, datetime
+from pathlib import Path
+
+from bench import common
+from bench.scenarios import TARGETS_MS, Scenario, scenarios
+
+ROOT = Path(__file__).resolve().parent.parent
+BENCH_ENV = {
+    "PAPERTRAIL_API_ANON_RATE": "100000000/min",
+    "PAPERTRAIL_API_USER_RATE": "100000000/min",
+    "DJANGO_ALLOWED_HOSTS": "testserver,127.0.0.1,localhost",
+}
+
+
+def percentile(values: list[float], share: float) -> float:
+    ordered = sorted(values)
+    position = (len(ordered) - 1) * share
+    low = int(position)
+    high = min(low + 1, len(ordered) - 1)
+    return ordered[low] + (ordered[high] - ordered[low]) * (position - low)
+
+
+def library_meta(url: str) -> dict | None:
+    import psycopg
+
+    try:
+        with psycopg.connect(common.psycopg_url(url)) as conn:
+            return dict(conn.execute("SELECT key, value FROM bench_library").fetchall())
+    except psycopg.Error:
+        return None
+
+
+def pick_inputs(meta: dict) -> dict:
+    """Authors and papers to request, found in the library."""
+    from django.db import connection
+
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT a.name, count(*) FROM harvest_authorship s JOIN harvest_author a ON a.id = s.author_id "
+            "WHERE s.author_id IN (1, 2, 3) GROUP BY a.name ORDER BY 2 DESC LIMIT 1"
+        )
+        prolific = cursor.fetchone()
+        cursor.execute(
+            "SELECT a.name FROM harvest_author a WHERE a.id > (SELECT max(id) / 2 FROM harvest_author) "
+            "AND (SELECT count(*) FROM harvest_authorship s WHERE s.author_id = a.id) = 1 ORDER BY a.id LIMIT 1"
+        )
+        single = cursor.fetchone()[0]
+        cursor.execute(
+            "(SELECT arxiv_id FROM harvest_paper WHERE version_count > 1 ORDER BY updated DESC NULLS LAST, id DESC "
+            "LIMIT 4) UNION ALL (SELECT arxiv_id FROM harvest_paper ORDER BY version_count DESC LIMIT 1) "
+            "UNION ALL (SELECT arxiv_id FROM harvest_paper WHERE id IN (7, 1000, 20000) ) "
+            "UNION ALL (SELECT arxiv_id FROM harvest_paper ORDER BY updated DESC NULLS LAST, id DESC LIMIT 2)"
+        )
+        papers = [row[0] for row in cursor.fetchall()]
+    return {"prolific_author": prolific[0], "prolific_papers": prolific[1], "single_author": single, "papers": papers}
+
+
+def search_matches(scenario_list: list[Scenario]) -> dict[str, int]:
+    """How many papers each full-text scenario matches (the selectivity measured)."""
+    from django.http import QueryDict
+
+    from harvest.filters import PaperFilterSet
+
+    matches = {}
+    for scenario in scenario_list:
+        if scenario.group.startswith("search") and scenario.urls[0].startswith("/papers/"):
+            filterset = PaperFilterSet(QueryDict(scenario.urls[0].split("?", 1)[1]))
+            assert filterset.is_valid(), filterset.errors
+            matches[scenario.name.removeprefix("/papers/ ")] = filterset.qs.order_by().count()
+    return matches
+
+
+def time_in_process(scenario: Scenario, runs: int) -> dict:
+    from django.core.cache import cache
+    from django.db import connection
+    from django.test import Client
+    from django.test.utils import CaptureQueriesContext
+
+    from harvest.stats.overview import CACHE_KEY
+
+    client = Client()
+    timings, statuses = [], set()
+    first = None
+    for run in range(runs + 1):
+        url = scenario.urls[run % len(scenario.urls)]
+        if scenario.clear_cache:
+            cache.delete(CACHE_KEY)
+        started = time.perf_counter()
+        response = client.get(url)
+        elapsed = (time.perf_counter() - started) * 1000
+        statuses.add(response.status_code)
+        if run == 0:
+            first = elapsed
+        else:
+            timings.append(elapsed)
+    if scenario.clear_cache:
+        cache.delete(CACHE_KEY)
+    with CaptureQueriesContext(connection) as queries:
+        client.get(scenario.urls[0])
+    return {
+        "first_ms": first,
+        "p50_ms": percentile(timings, 0.5),
+        "p95_ms": percentile(timings, 0.95),
+        "max_ms": max(timings),
+        "runs": runs,
+        "statuses": sorted(statuses),
+        "queries": len(queries),
+    }
+
+
+def time_http(base: str, scenario: Scenario, runs: int) -> dict:
+    import requests
+
+    from harvest.stats.overview import CACHE_KEY
+
+    session = requests.Session()
+    timings, statuses = [], set()
+    for run in range(runs + 1):
+        url = scenario.urls[run % len(scenario.urls)]
+        if scenario.clear_cache:
+            from django.core.cache import cache
+
+            cache.delete(CACHE_KEY)
+        started = time.perf_counter()
+        response = session.get(base + url, timeout=60)
+        elapsed = (time.perf_counter() - started) * 1000
+        statuses.add(response.status_code)
+        if run:
+            timings.append(elapsed)
+    return {"p50_ms": percentile(timings, 0.5), "p95_ms": percentile(timings, 0.95), "statuses": sorted(statuses)}
+
+
+def ingest(url: str, meta: dict, records: int, seed: int) -> dict:
+    """New arXivRaw records into the large library through the bench helper's
+    measure.ingest_oai (child process), then deleted again."""
+    from bench import inputs
+    from harvest.models import Author, Paper
+
+    now = datetime.fromisoformat(meta["parameters"]["now"])
+    series_month = (now.year - inputs.FIRST_MONTH[0]) * 12 + now.month - inputs.FIRST_MONTH[1] + 1
+    last_paper = Paper.objects.order_by("-id").values_list("id", flat=True).first()
+    last_author = Author.objects.order_by("-id").values_list("id", flat=True).first()
+    env = {**os.environ, "DATABASE_URL": url, "PYTHONPATH": str(ROOT)}
+    database = common.database_name(url)
+
+    def child(kind: str, path: Path) -> dict:
+        command = [sys.executable, "-m", "bench.harvest", "--child", kind, "--input", str(path), "--database", database]
+        done = subprocess.run(command, capture_output=True, text=True, env=env, cwd=ROOT, check=False)
+        if done.returncode:
+            raise SystemExit(f"{kind} failed:\n{done.stderr}")
+        return json.loads(done.stdout.strip().splitlines()[-1])
+
+    with tempfile.TemporaryDirectory(prefix="pt-scale-ingest-") as tmp:
+        pages = Path(tmp)
+        inputs.write_oai_pages(pages, papers=records, page_size=1000, series_month=series_month, seed=seed)
+        parse = child("parse-oai", pages)
+        result = child("ingest-oai", pages)
+    from django.db import connection
+
+    with connection.cursor() as cursor:
+        for table in ("harvest_authorship", "harvest_papercategory", "harvest_version", "harvest_communitypick"):
+            cursor.execute(f"DELETE FROM {table} WHERE paper_id > %s", [last_paper])  # noqa: S608
+        cursor.execute("DELETE FROM harvest_paper WHERE id > %s", [last_paper])
+        cursor.execute("DELETE FROM harvest_author WHERE id > %s", [last_author])
+    rate = result["records"] / result["seconds"]
+    return {
+        "records": result["records"],
+        "seconds": result["seconds"],
+        "records_per_second": rate,
+        "parse_only_seconds": parse["bare_seconds"],
+        "ratio_to_parse_only": result["seconds"] / parse["bare_seconds"],
+        "counts": result["counts"],
+        "worker_peak_rss_mib": result["memory"]["peak_rss_mib"],
+        "meets_target": rate >= 5000,
+    }
+
+
+def run(args: argparse.Namespace) -> dict:
+    url = common.database_url()
+    meta = library_meta(url)
+    if args.rebuild or not meta or meta["parameters"]["scale"] != args.scale:
+        from bench import data
+
+        print(f"building the library of {args.scale:,} papers first", file=sys.stderr)
+        subprocess.run([sys.executable, "-m", "bench.data", "--scale", str(args.scale)], cwd=ROOT, check=True)
+        meta = library_meta(url)
+        assert data and meta
+    common.use_database(url)
+    os.environ.update(BENCH_ENV)
+    import django
+
+    django.setup()
+    from django.db import connection
+
+    from harvest.stats.windows import display_zone
+
+    machine = common.machine(connection)
+    picked = pick_inputs(meta)
+    today = datetime.now(UTC).astimezone(display_zone()).date()
+    plan = scenarios(
+        tiers=meta["query_tiers"],
+        authors=(picked["prolific_author"], picked["single_author"]),
+        paper_ids=picked["papers"],
+        today_beijing=today,
+    )
+    from harvest.filters import SORT_UPDATED
+    from harvest.models import Paper
+    from harvest.views.pagination import keyset_page
+
+    cursor = keyset_page(Paper.objects.all(), sort=SORT_UPDATED, cursor=None, size=20).next_cursor
+    next(s for s in plan if s.name.startswith("/papers/ page 2")).urls.append(f"/papers/?cursor={cursor}")
+    started = time.perf_counter()
+    results = []
+    for scenario in plan:
+        figures = time_in_process(scenario, args.runs)
+        target = TARGETS_MS[scenario.group]
+        results.append(
+            {"name": scenario.name, "group": scenario.group, "note": scenario.note, "urls": scenario.urls[:3],
+             "target_p95_ms": target, "in_process": figures, "meets_target": figures["p95_ms"] <= target}
+        )  # fmt: skip
+        print(f"  {scenario.name}: p95 {figures['p95_ms']:.1f} ms", file=sys.stderr, flush=True)
+    in_process_seconds = time.perf_counter() - started
+    matches = search_matches(plan)
+    web = None
+    if args.http_runs:
+        from bench import serve
+
+        with serve.gunicorn(BENCH_ENV) as (base, master):
+            for scenario, result in zip(plan, results, strict=True):
+                result["http"] = time_http(base, scenario, args.http_runs)
+            workers = serve.children(master)
+            web = {
+                "workers": len(workers),
+                "worker_peak_rss_mib": [round(serve.peak_rss_mib(pid) or 0, 1) for pid in workers],
+                "master_peak_rss_mib": round(serve.peak_rss_mib(master) or 0, 1),
+            }
+    harvest = ingest(url, meta, args.ingest, args.seed) if args.ingest else None
+    machine["load_average_at_end"] = os.getloadavg()
+    return {
+        "benchmark": "portal at scale",
+        "date": datetime.now(UTC).isoformat(timespec="seconds"),
+        "scale": args.scale,
+        "library": {"parameters": meta["parameters"], "rows": meta["rows"], "query_tiers": meta["query_tiers"]},
+        "inputs": picked,
+        "search_matches": matches,
+        "method": {
+            "in_process": f"Django test client in process, 1 first request + {args.runs} timed runs per scenario",
+            "http": f"gunicorn {2} sync workers on loopback, 1 warm-up + {args.http_runs} runs, keep-alive client",
+            "caches": "PostgreSQL and OS caches warm from the previous scenarios; page cache never dropped",
+        },
+        "machine": machine,
+        "results": results,
+        "web_memory": web,
+        "ingest": harvest,
+        "in_process_seconds": round(in_process_seconds, 1),
+    }
+
+
+def table(report: dict) -> str:
+    header = (
+        f"{'scenario':58} {'first':>7} {'p50':>7} {'p95':>7} {'http p50':>8} {'http p95':>8} {'q':>3} {'target':>6}  ok"
+    )
+    lines = [
+        f"PaperTrail at {report['scale']:,} papers ({report['date']}), server times in ms",
+        header,
+        "-" * len(header),
+    ]
+    for r in report["results"]:
+        f, http = r["in_process"], r.get("http") or {}
+        status = "yes" if r["meets_target"] else "NO"
+        if f["statuses"] != [200]:
+            status += f" status {f['statuses']}"
+        lines.append(
+            f"{r['name'][:58]:58} {f['first_ms']:>7.1f} {f['p50_ms']:>7.1f} {f['p95_ms']:>7.1f} "
+            f"{http.get('p50_ms', float('nan')):>8.1f} {http.get('p95_ms', float('nan')):>8.1f} {f['queries']:>3} "
+            f"{r['target_p95_ms']:>6}  {status}"
+        )
+    lines.append("")
+    lines.append("full-text matches: " + ", ".join(f"{k}: {v:,}" for k, v in report["search_matches"].items()))
+    if report["web_memory"]:
+        web = report["web_memory"]
+        lines.append(
+            f"web: gunicorn worker peak RSS {web['worker_peak_rss_mib']} MiB, master {web['master_peak_rss_mib']} MiB"
+        )
+    if report["ingest"]:
+        i = report["ingest"]
+        verdict = "yes" if i["meets_target"] else "NO"
+        lines.append(
+            f"ingest into the library: {i['records']:,} records in {i['seconds']:.1f} s = "
+            f"{i['records_per_second']:,.0f} records/s (target 5,000: {verdict}), {i['ratio_to_parse_only']:.1f}x"
+            f" parse-only; worker peak RSS {i['worker_peak_rss_mib']} MiB"
+        )
+    m = report["machine"]
+    lines.append(
+        f"machine: {m['cpu']}, {m['cores']} cores, {m['memory_gib']} GiB, "
+        f"PostgreSQL shared_buffers {m.get('shared_buffers')}"
+        f"; load {m['load_average'][0]:.1f} at start, {m['load_average_at_end'][0]:.1f} at end"
+    )
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--scale", type=int, default=100_000)
+    parser.add_argument("--runs", type=int, default=30, help="timed in-process runs per scenario")
+    parser.add_argument("--http-runs", type=int, default=15, help="timed HTTP runs per scenario (0: skip)")
+    parser.add_argument("--ingest", type=int, default=20_000, help="records ingested into the library (0: skip)")
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--rebuild", action="store_true", help="build the library even if one of this scale exists")
+    parser.add_argument("--results", default=str(common.RESULTS))
+    args = parser.parse_args(argv)
+    report = run(args)
+    print(table(report))
+    out = Path(args.results)
+    out.mkdir(parents=True, exist_ok=True)
+    path = out / f"{datetime.now(UTC).date().isoformat()}-scale{args.scale}.json"
+    path.write_text(json.dumps(report, indent=2, default=str) + "\n")
+    print(f"\nwritten to {path}")
+
+
+if __name__ == "__main__":
+    main()
