@@ -16,6 +16,6 @@ urlpatterns = [
     path("briefings/<str:kind>/", views.BriefingView.as_view(), name="briefing"),
     path("sources/", views.SourcesView.as_view(), name="sources"),
     path("me/", views.MeView.as_view(), name="me"),
-    # (?s): a path holding a newline (%0A) must not slip past to the HTML 404.
-    re_path(r"(?s)^.*$", json_not_found, name="not_found"),
+    # [\s\S], not ".": a path holding a newline (%0A) must not slip past to the HTML 404.
+    re_path(r"^[\s\S]*$", json_not_found, name="not_found"),
 ]
