@@ -1,68 +1,27 @@
 """Writes to the library: the bulk upsert every source and import goes through.
 
 `paper_upsert_many` decides what a batch of records changes (one set of rules,
-in Python, for every database) and hands the rows to a store that writes them:
-on PostgreSQL a set-based store (COPY into temporary staging tables, then one
-INSERT ... ON CONFLICT or UPDATE ... FROM per table: a handful of round trips
-per batch, no model instances); elsewhere the portable ORM store. Both write
-the same rows; tests/bench/ checks that they store identical libraries.
+in Python, for every database) and hands the rows to a store in
+harvest/stores.py that writes them (set-based on PostgreSQL, the ORM elsewhere).
 """
 
 from __future__ import annotations
 
-import json
 import logging
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import TypeVar
 
 from django.conf import settings
-from django.db import connection, transaction
+from django.db import transaction
 from django.utils import timezone
 
-from harvest.models import Author, Authorship, CommunityPick, Paper, PaperCategory, Source, Version
+from harvest.models import CommunityPick, Paper, Source
 from harvest.records import PaperRecord
 from harvest.sources.base import PickRecord
+from harvest.stores import PaperRow, VersionRow, store_for_connection
 
 logger = logging.getLogger(__name__)
-
-T = TypeVar("T")
-
-# Bound on the number of parameters one IN (...) list carries (SQLite allows
-# 32,766; PostgreSQL is happy either way).
-_IN_CHUNK = 2000
-
-_PAPER_FIELDS = (
-    "title",
-    "abstract",
-    "authors",
-    "categories",
-    "primary_category",
-    "comments",
-    "journal_ref",
-    "doi",
-    "license",
-    "submitter",
-    "published",
-    "updated",
-    "ai_related",
-    "latest_version",
-    "version_count",
-)
-_VERSION_FIELDS = (
-    "paper_id",
-    "number",
-    "submitted",
-    "size",
-    "source_type",
-    "title",
-    "abstract",
-    "authors",
-    "comments",
-    "discovered_at",
-)
-_VERSION_TEXT = ("title", "abstract", "authors", "comments")
 
 
 @dataclass
@@ -81,33 +40,6 @@ class UpsertResult:
         self.updated += other.updated
         self.unchanged += other.unchanged
         self.created_version_ids.extend(other.created_version_ids)
-
-
-class PaperRow:
-    """A paper row as the upsert reads and writes it (a Paper without the ORM)."""
-
-    __slots__ = ("arxiv_id", "included_at", "pk", *_PAPER_FIELDS)
-
-    def __init__(self, pk: int | None, arxiv_id: str, included_at: datetime, *values) -> None:
-        self.pk, self.arxiv_id, self.included_at = pk, arxiv_id, included_at
-        for name, value in zip(_PAPER_FIELDS, values, strict=True):
-            setattr(self, name, value)
-
-    def values(self) -> tuple:
-        return tuple(getattr(self, name) for name in _PAPER_FIELDS)
-
-
-class VersionRow:
-    __slots__ = ("abstract", "authors", "comments", "number", "paper_id", "pk", "submitted", "title")
-
-    def __init__(self, pk: int, paper_id: int, number: int, submitted: datetime | None, title: str) -> None:
-        self.pk, self.paper_id, self.number, self.submitted, self.title = pk, paper_id, number, submitted, title
-        self.abstract = self.authors = self.comments = ""
-
-
-def chunked(items: Sequence[T], size: int) -> Iterator[Sequence[T]]:
-    for start in range(0, len(items), size):
-        yield items[start : start + size]
 
 
 def is_ai_related(categories: Iterable[str]) -> bool:
@@ -152,7 +84,7 @@ def paper_upsert_many(*, records: Iterable[PaperRecord], now: datetime | None = 
     result = UpsertResult(seen=len(batch))
     if not batch:
         return result
-    store = _store()
+    store = store_for_connection()
 
     existing = store.load_papers([r.arxiv_id for r in batch])
     known_versions = store.load_versions([p.pk for p in existing.values()])
@@ -202,10 +134,6 @@ def paper_upsert_many(*, records: Iterable[PaperRecord], now: datetime | None = 
         new_ids = {paper.pk for paper in new_papers}
         store.replace_links(relinks, known=[p.pk for p in relinks if p.pk not in new_ids])
     return result
-
-
-def _store() -> _PostgresStore | _OrmStore:
-    return _PostgresStore() if connection.vendor == "postgresql" else _OrmStore()
 
 
 def _new_paper(record: PaperRecord, now: datetime) -> PaperRow:
@@ -284,217 +212,6 @@ def _new_version(version, record: PaperRecord, now: datetime) -> tuple:
     else:
         text = ("", "", "", "")
     return (version.number, version.submitted, version.size, version.source_type, *text, now)
-
-
-def _link_rows(papers: list[PaperRow]) -> tuple[list[tuple[int, int, str]], list[tuple[int, str, bool]]]:
-    """(paper_id, position, author name) and (paper_id, category, is_primary) rows."""
-    authorships = [(paper.pk, position, name[:512]) for paper in papers for position, name in enumerate(paper.authors)]
-    categories = [
-        (paper.pk, code, index == 0) for paper in papers for index, code in enumerate(dict.fromkeys(paper.categories))
-    ]
-    return authorships, categories
-
-
-class _OrmStore:
-    """The portable store (SQLite and any other backend), through the ORM."""
-
-    def load_papers(self, arxiv_ids: list[str]) -> dict[str, PaperRow]:
-        existing = {}
-        for ids in chunked(arxiv_ids, _IN_CHUNK):
-            for row in Paper.objects.filter(arxiv_id__in=ids).values_list(
-                "pk", "arxiv_id", "included_at", *_PAPER_FIELDS
-            ):
-                existing[row[1]] = PaperRow(*row)
-        return existing
-
-    def load_versions(self, paper_ids: list[int]) -> dict[int, dict[int, VersionRow]]:
-        known: dict[int, dict[int, VersionRow]] = {}
-        for ids in chunked(paper_ids, _IN_CHUNK):
-            rows = Version.objects.filter(paper_id__in=ids).values_list(
-                "pk", "paper_id", "number", "submitted", "title"
-            )
-            for row in rows:
-                known.setdefault(row[1], {})[row[2]] = VersionRow(*row)
-        return known
-
-    def insert_papers(self, papers: list[PaperRow]) -> None:
-        objects = [
-            Paper(arxiv_id=p.arxiv_id, included_at=p.included_at, **dict(zip(_PAPER_FIELDS, p.values(), strict=True)))
-            for p in papers
-        ]
-        Paper.objects.bulk_create(
-            objects, update_conflicts=True, unique_fields=["arxiv_id"], update_fields=["arxiv_id"]
-        )
-        for paper, stored in zip(papers, objects, strict=True):
-            paper.pk = stored.pk
-
-    def update_papers(self, papers: list[PaperRow]) -> None:
-        objects = [Paper(pk=p.pk, **dict(zip(_PAPER_FIELDS, p.values(), strict=True))) for p in papers]
-        Paper.objects.bulk_update(objects, _PAPER_FIELDS, batch_size=500)
-
-    def update_version_text(self, versions: list[VersionRow]) -> None:
-        objects = [Version(pk=v.pk, **{name: getattr(v, name) for name in _VERSION_TEXT}) for v in versions]
-        Version.objects.bulk_update(objects, _VERSION_TEXT, batch_size=500)
-
-    def insert_versions(self, rows: list[tuple]) -> list[int]:
-        objects = [Version(**dict(zip(_VERSION_FIELDS, row, strict=True))) for row in rows]
-        Version.objects.bulk_create(
-            objects, update_conflicts=True, unique_fields=["paper", "number"], update_fields=["number"]
-        )
-        return [v.pk for v in objects]
-
-    def replace_links(self, papers: list[PaperRow], *, known: list[int]) -> None:
-        """(Re)write the indexed author and category rows of these papers."""
-        for ids in chunked(known, _IN_CHUNK):
-            Authorship.objects.filter(paper_id__in=ids).delete()
-            PaperCategory.objects.filter(paper_id__in=ids).delete()
-        authorships, categories = _link_rows(papers)
-        names = sorted({name for _, _, name in authorships})
-        author_ids: dict[str, int] = {}
-        for chunk in chunked(names, _IN_CHUNK):
-            Author.objects.bulk_create([Author(name=name) for name in chunk], ignore_conflicts=True)
-            author_ids.update(Author.objects.filter(name__in=chunk).values_list("name", "id"))
-        Authorship.objects.bulk_create(
-            [Authorship(paper_id=pid, author_id=author_ids[name], position=pos) for pid, pos, name in authorships],
-            batch_size=5000,
-        )
-        PaperCategory.objects.bulk_create(
-            [PaperCategory(paper_id=pid, category=code, is_primary=primary) for pid, code, primary in categories],
-            batch_size=5000,
-        )
-
-
-# SQL below is built only from the constant column and table names in this
-# module (hence the S608 waivers); values always travel as parameters or COPY.
-#
-# Staging tables of the PostgreSQL store: temporary (private to the session),
-# dropped when the transaction that created them ends, emptied before each use
-# because one transaction may call the upsert more than once.
-_STAGING = {
-    "pt_stage_paper": "id bigint, arxiv_id text, included_at timestamptz, title text, abstract text, authors jsonb, "
-    "categories jsonb, primary_category text, comments text, journal_ref text, doi text, license text, "
-    "submitter text, published timestamptz, updated timestamptz, ai_related boolean, latest_version smallint, "
-    "version_count smallint, ord integer",
-    "pt_stage_version": "ord integer, id bigint, paper_id bigint, number smallint, submitted timestamptz, "
-    "size text, source_type text, title text, abstract text, authors text, comments text, discovered_at timestamptz",
-    "pt_stage_authorship": "paper_id bigint, position smallint, name text",
-}
-_PAPER_COLUMNS = ", ".join(("arxiv_id", "included_at", *_PAPER_FIELDS))
-_VERSION_COLUMNS = ", ".join(_VERSION_FIELDS)
-
-
-class _PostgresStore:
-    """The set-based store for PostgreSQL: rows go over COPY, each table is
-    written by one statement, nothing is instantiated per row but a tuple."""
-
-    def __init__(self) -> None:
-        self.cursor = connection.cursor()
-        self.ready: set[str] = set()
-
-    def _stage(self, table: str) -> None:
-        if table not in self.ready:
-            self.cursor.execute(f"CREATE TEMPORARY TABLE IF NOT EXISTS {table} ({_STAGING[table]}) ON COMMIT DROP")
-            self.ready.add(table)
-        self.cursor.execute(f"TRUNCATE {table}")
-
-    def _copy(self, table: str, columns: str, rows: Iterable[tuple]) -> None:
-        with self.cursor.cursor.copy(f"COPY {table} ({columns}) FROM STDIN") as copy:
-            for row in rows:
-                copy.write_row(row)
-
-    def load_papers(self, arxiv_ids: list[str]) -> dict[str, PaperRow]:
-        self.cursor.execute(
-            f"SELECT id, {_PAPER_COLUMNS} FROM harvest_paper WHERE arxiv_id = ANY(%s::text[])",  # noqa: S608
-            [arxiv_ids],
-        )
-        existing = {}
-        for row in self.cursor.fetchall():
-            paper = PaperRow(*row)
-            paper.authors, paper.categories = json.loads(paper.authors), json.loads(paper.categories)
-            existing[paper.arxiv_id] = paper
-        return existing
-
-    def load_versions(self, paper_ids: list[int]) -> dict[int, dict[int, VersionRow]]:
-        known: dict[int, dict[int, VersionRow]] = {}
-        if paper_ids:
-            self.cursor.execute(
-                "SELECT id, paper_id, number, submitted, title FROM harvest_version WHERE paper_id = ANY(%s::bigint[])",
-                [paper_ids],
-            )
-            for row in self.cursor.fetchall():
-                known.setdefault(row[1], {})[row[2]] = VersionRow(*row)
-        return known
-
-    def _paper_rows(self, papers: list[PaperRow]) -> Iterator[tuple]:
-        dumps = json.dumps
-        for order, p in enumerate(papers):
-            yield (
-                p.pk, p.arxiv_id, p.included_at, p.title, p.abstract, dumps(p.authors), dumps(p.categories),
-                p.primary_category, p.comments, p.journal_ref, p.doi, p.license, p.submitter, p.published,
-                p.updated, p.ai_related, p.latest_version, p.version_count, order,
-            )  # fmt: skip
-
-    def insert_papers(self, papers: list[PaperRow]) -> None:
-        self._stage("pt_stage_paper")
-        self._copy("pt_stage_paper", f"id, {_PAPER_COLUMNS}, ord", self._paper_rows(papers))
-        # The no-op DO UPDATE returns the id of a paper a concurrent writer
-        # inserted first, as the ORM store's bulk_create does.
-        self.cursor.execute(
-            f"INSERT INTO harvest_paper ({_PAPER_COLUMNS}) SELECT {_PAPER_COLUMNS} FROM pt_stage_paper ORDER BY ord "  # noqa: S608
-            "ON CONFLICT (arxiv_id) DO UPDATE SET arxiv_id = EXCLUDED.arxiv_id RETURNING arxiv_id, id"
-        )
-        ids = dict(self.cursor.fetchall())
-        for paper in papers:
-            paper.pk = ids[paper.arxiv_id]
-
-    def update_papers(self, papers: list[PaperRow]) -> None:
-        self._stage("pt_stage_paper")
-        self._copy("pt_stage_paper", f"id, {_PAPER_COLUMNS}, ord", self._paper_rows(papers))
-        assignments = ", ".join(f"{name} = s.{name}" for name in _PAPER_FIELDS)
-        self.cursor.execute(f"UPDATE harvest_paper p SET {assignments} FROM pt_stage_paper s WHERE p.id = s.id")  # noqa: S608
-
-    def update_version_text(self, versions: list[VersionRow]) -> None:
-        self._stage("pt_stage_version")
-        self._copy(
-            "pt_stage_version",
-            "id, title, abstract, authors, comments",
-            ((v.pk, v.title, v.abstract, v.authors, v.comments) for v in versions),
-        )
-        self.cursor.execute(
-            "UPDATE harvest_version v SET title = s.title, abstract = s.abstract, authors = s.authors, "
-            "comments = s.comments FROM pt_stage_version s WHERE v.id = s.id"
-        )
-
-    def insert_versions(self, rows: list[tuple]) -> list[int]:
-        self._stage("pt_stage_version")
-        self._copy("pt_stage_version", f"ord, {_VERSION_COLUMNS}", ((i, *row) for i, row in enumerate(rows)))
-        self.cursor.execute(
-            f"INSERT INTO harvest_version ({_VERSION_COLUMNS}) SELECT {_VERSION_COLUMNS} FROM pt_stage_version "  # noqa: S608
-            "ORDER BY ord ON CONFLICT (paper_id, number) DO UPDATE SET number = EXCLUDED.number RETURNING id"
-        )
-        return [row[0] for row in self.cursor.fetchall()]
-
-    def replace_links(self, papers: list[PaperRow], *, known: list[int]) -> None:
-        """(Re)write the indexed author and category rows of these papers;
-        authors are created and looked up by name inside the database."""
-        if known:
-            self.cursor.execute("DELETE FROM harvest_authorship WHERE paper_id = ANY(%s::bigint[])", [known])
-            self.cursor.execute("DELETE FROM harvest_papercategory WHERE paper_id = ANY(%s::bigint[])", [known])
-        authorships, categories = _link_rows(papers)
-        if authorships:
-            self._stage("pt_stage_authorship")
-            self._copy("pt_stage_authorship", "paper_id, position, name", authorships)
-            self.cursor.execute(
-                "INSERT INTO harvest_author (name) SELECT name FROM pt_stage_authorship "
-                'GROUP BY name ORDER BY name COLLATE "C" ON CONFLICT (name) DO NOTHING'
-            )
-            self.cursor.execute(
-                "INSERT INTO harvest_authorship (paper_id, author_id, position) "
-                "SELECT s.paper_id, a.id, s.position FROM pt_stage_authorship s "
-                "JOIN harvest_author a ON a.name = s.name"
-            )
-        if categories:
-            self._copy("harvest_papercategory", "paper_id, category, is_primary", categories)
 
 
 @transaction.atomic

@@ -9,7 +9,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from bench import inputs
-from harvest import services
+from harvest import services, stores
 from harvest.models import Author, Authorship, Paper, PaperCategory, Version
 from harvest.records import PaperRecord, VersionRecord
 from harvest.sources.oai import parse_list_records
@@ -89,7 +89,7 @@ def empty_library() -> None:
 def test_the_configured_store_and_the_orm_store_store_identical_libraries(monkeypatch):
     counts, stored = ingest()
     empty_library()
-    monkeypatch.setattr(services, "_store", services._OrmStore)
+    monkeypatch.setattr(services, "store_for_connection", stores.OrmStore)
     orm_counts, orm_stored = ingest()
 
     assert counts == orm_counts
