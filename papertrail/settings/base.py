@@ -148,6 +148,7 @@ else:
         "data_folder_in": str(_broker_dir),
         "data_folder_out": str(_broker_dir),
         "processed_folder": str(VAR_DIR / "celery-processed"),
+        "control_folder": str(VAR_DIR / "celery-control"),
         "store_processed": False,
     }
     CELERY_RESULT_BACKEND = None
