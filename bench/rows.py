@@ -102,11 +102,12 @@ class World:
     @cached_property
     def month_first_index(self) -> dict[tuple[int, int], int]:
         """First paper index of each month (by listing time), for arXiv id sequence numbers."""
+        grid = self.timeline.inclusion_grid
         first: dict[tuple[int, int], int] = {}
-        for day, start in enumerate(self.timeline.day_starts[:-1]):
-            if self.timeline.day_counts[day]:
-                moment = self.timeline.inclusion_grid(start)
-                first.setdefault((moment.year, moment.month), start)
+        moment = grid(0).replace(day=1, hour=0, minute=0, second=0, microsecond=0)
+        while moment <= self.now:
+            first[(moment.year, moment.month)] = bisect.bisect_left(range(self.papers), moment, key=grid)
+            moment = (moment + timedelta(days=32)).replace(day=1)
         return first
 
     def arxiv_id(self, index: int, listed: datetime, primary: str) -> str:

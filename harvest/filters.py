@@ -228,6 +228,16 @@ class PaperFilterSet(django_filters.FilterSet):
         return SORT_RELEVANCE if data.get("q") else SORT_UPDATED
 
     @property
+    def narrows(self) -> bool:
+        """Whether any parameter but the sort selects papers (else: the whole library)."""
+        data = self.form.cleaned_data
+        return any(
+            value not in (None, "", [])
+            for name, value in data.items()
+            if name != "sort" and not (name == "q" and not str(value).strip())
+        )
+
+    @property
     def error_messages(self) -> list[str]:
         """ "name: message" for every invalid parameter."""
         return [

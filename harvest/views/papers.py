@@ -51,7 +51,11 @@ def paper_list(request: HttpRequest) -> HttpResponse:
         page = keyset_page(queryset, sort=filterset.chosen_sort, cursor=request.GET.get("cursor") or None, size=size)
     except CursorError as exc:
         return render(request, "portal/paper_list.html", {**context, "errors": [str(exc)]}, status=400)
-    count, capped = bounded_count(queryset)
+    if filterset.narrows:
+        count, capped = bounded_count(queryset)
+    else:
+        # The whole library: the total the overview keeps, not a count of it.
+        count, capped = context["stats"].totals.papers, False
     context.update(
         sort=filterset.chosen_sort,
         sort_label=dict(SORT_CHOICES)[filterset.chosen_sort],

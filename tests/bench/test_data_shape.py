@@ -17,6 +17,7 @@ from django.db import connection
 
 from bench import common
 from bench.rows import PAPER_COLUMNS, ChunkWriter, World
+from harvest.records import split_arxiv_id
 from tests.conftest import PROJECT_ROOT, database_url_of_current_connection
 
 NOW = datetime(2026, 1, 15, 8, 0, tzinfo=UTC)
@@ -53,6 +54,14 @@ def test_rows_are_reproducible_from_the_seed_and_fill_every_paper_column():
     assert all(count == 500 for name, count in columns.items() if name not in optional and name != "ai_related")
     assert all(count > 0 for count in columns.values())
     assert all(paper[12] <= paper[13] <= NOW and paper[12] <= paper[14] for paper in first.papers)
+
+
+def test_arxiv_ids_are_distinct_and_well_formed_across_month_boundaries():
+    library = world()
+    grid = library.timeline.inclusion_grid
+    ids = [library.arxiv_id(index, grid(index), "cs.LG") for index in range(PAPERS)]
+    assert len(set(ids)) == PAPERS
+    assert all(split_arxiv_id(arxiv_id) == (arxiv_id, None) for arxiv_id in ids)
 
 
 def test_the_library_needs_postgresql_and_says_so(monkeypatch):

@@ -1,0 +1,122 @@
+"""What keeps the portal fast on a large library (issue 6) without changing what
+it shows: totals kept by the database, bounded counts, ranking bounded to the
+newest matches of a broad query."""
+
+import re
+from datetime import UTC, datetime, timedelta
+
+import pytest
+from django.db import connection
+from django.http import QueryDict
+from django.utils import timezone
+
+from harvest.filters import PaperFilterSet
+from harvest.models import Paper
+from harvest.stats import overview
+from harvest.stats.overview import totals
+from harvest.views import pagination
+from tests.portal import factories as f
+
+pytestmark = pytest.mark.django_db
+
+
+def counted() -> tuple[int, int, int]:
+    return (
+        Paper.objects.count(),
+        Paper.objects.filter(ai_related=True).count(),
+        Paper.objects.filter(version_count__gt=1).count(),
+    )
+
+
+def kept() -> tuple[int, int, int]:
+    numbers = totals()
+    return numbers.papers, numbers.ai_related, numbers.with_revisions
+
+
+def test_totals_follow_inserts_updates_and_deletes():
+    now = timezone.now()
+    assert kept() == (0, 0, 0)
+    f.store(
+        f.record("2611.00001", categories=["cs.LG"]),
+        f.record("2611.00002", categories=["cs.DS"], versions=2),
+        f.record("2611.00003", categories=["math.CO", "cs.DM"]),
+        at=now,
+    )
+    assert kept() == counted() == (3, 1, 1)
+    # A new version and a category change arrive for known papers.
+    f.store(f.record("2611.00001", categories=["cs.LG"], versions=2), at=now)
+    f.store(f.record("2611.00003", categories=["math.CO", "cs.AI"]), at=now)
+    assert kept() == counted() == (3, 2, 2)
+    Paper.objects.filter(arxiv_id="2611.00002").update(ai_related=True)
+    assert kept() == counted() == (3, 3, 2)
+    Paper.objects.filter(arxiv_id="2611.00001").delete()
+    assert kept() == counted() == (2, 2, 1)
+
+
+def test_totals_survive_folding():
+    now = timezone.now()
+    for number in range(1, 8):
+        f.store(f.record(f"2611.{number:05d}", versions=1 + number % 2), at=now)
+    monkeypatch = pytest.MonkeyPatch()
+    monkeypatch.setattr(overview, "TOTALS_FOLD_ROWS", 2)
+    try:
+        assert kept() == counted() == (7, 7, 4)
+        assert kept() == counted()  # read again after folding the rows into one
+    finally:
+        monkeypatch.undo()
+    if connection.vendor == "postgresql":
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT count(*) FROM harvest_paper_totals")
+            assert cursor.fetchone()[0] == 1
+
+
+@pytest.mark.django_db(transaction=True)
+def test_totals_are_emptied_with_the_table():
+    f.store(f.record("2611.00001"), f.record("2611.00002", versions=2), at=timezone.now())
+    assert kept() == (2, 2, 1)
+    if connection.vendor == "postgresql":
+        with connection.cursor() as cursor:
+            cursor.execute("TRUNCATE harvest_paper CASCADE")
+    else:
+        Paper.objects.all().delete()
+    assert kept() == counted() == (0, 0, 0)
+
+
+def count_line(response) -> str:
+    return re.search(r'<p class="count-line" data-count="(\d+)">([^·]*)', response.content.decode()).group(0)
+
+
+def test_count_line_counts_a_filtered_library_up_to_the_cap_and_reads_the_total_otherwise(client, monkeypatch):
+    now = timezone.now()
+    f.store(*(f.record(f"2611.{n:05d}", categories=["cs.LG" if n % 2 else "cs.DS"]) for n in range(1, 8)), at=now)
+    monkeypatch.setattr(pagination, "COUNT_CAP", 3)
+    assert 'data-count="7"' in count_line(client.get("/papers/"))
+    assert 'data-count="3">找到超过 3 篇论文' in count_line(client.get("/papers/", {"category": "cs.LG"}))
+    assert 'data-count="3"' in count_line(client.get("/papers/", {"category": "cs.DS"}))
+    assert 'data-count="7"' in count_line(client.get("/papers/", {"q": "   "}))
+
+
+def ranked(params: str) -> list[str]:
+    filterset = PaperFilterSet(QueryDict(params))
+    assert filterset.is_valid(), filterset.errors
+    page = pagination.keyset_page(filterset.qs, sort=filterset.chosen_sort, cursor=None, size=20)
+    return [paper.arxiv_id for paper in page.papers]
+
+
+def test_a_broad_query_is_ranked_among_its_newest_matches(monkeypatch):
+    first = datetime(2026, 1, 1, tzinfo=UTC)
+    now = timezone.now()
+    # The oldest paper is the most relevant (the word in its title, twice).
+    f.store(f.record("2601.00001", title="Walks walks", abstract="Walks.", first_submitted=first), at=now)
+    for n in range(2, 6):
+        f.store(f.record(f"2601.{n:05d}", abstract="On walks.", first_submitted=first + timedelta(days=n)), at=now)
+    everything = ranked("q=walks")
+    assert sorted(everything) == [f"2601.{n:05d}" for n in range(1, 6)]
+    monkeypatch.setattr(pagination, "RANK_CANDIDATES", 3)
+    newest = ranked("q=walks")
+    if connection.vendor == "postgresql":
+        assert everything[0] == "2601.00001"  # ranked first while every match is a candidate
+        assert sorted(newest) == ["2601.00003", "2601.00004", "2601.00005"]
+    else:
+        # No ranking on SQLite: "relevance" pages by update time, nothing to bound.
+        assert newest == everything
