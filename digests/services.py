@@ -52,10 +52,15 @@ class _Stop(Exception):
 # --- Which versions ----------------------------------------------------------------
 def eligible_version_ids(version_ids: Iterable[int]) -> list[int]:
     """Versions in scope: of AI-related papers, or of every paper when
-    PAPERTRAIL_SUMMARY_SCOPE is "cs" (the library holds CS papers only)."""
+    PAPERTRAIL_SUMMARY_SCOPE is "cs" (the library holds CS papers only), and
+    submitted within PAPERTRAIL_SUMMARY_MAX_AGE_DAYS: a first harvest that
+    brings decades of old versions must not queue (and pay for) them all."""
     versions = Version.objects.filter(id__in=list(version_ids))
     if settings.PAPERTRAIL_SUMMARY_SCOPE == "ai":
         versions = versions.filter(paper__ai_related=True)
+    if settings.PAPERTRAIL_SUMMARY_MAX_AGE_DAYS:
+        oldest = timezone.now() - timedelta(days=settings.PAPERTRAIL_SUMMARY_MAX_AGE_DAYS)
+        versions = versions.filter(Q(submitted__gte=oldest) | Q(submitted__isnull=True))
     return list(versions.values_list("id", flat=True))
 
 

@@ -276,6 +276,9 @@ REST_FRAMEWORK = {
 PAPERTRAIL_SUMMARY_SCOPE = env_str("PAPERTRAIL_SUMMARY_SCOPE", "ai").lower()
 if PAPERTRAIL_SUMMARY_SCOPE not in ("ai", "cs"):
     raise ImproperlyConfigured(f"PAPERTRAIL_SUMMARY_SCOPE={PAPERTRAIL_SUMMARY_SCOPE!r} must be 'ai' or 'cs'")
+# Only versions submitted within this many days get a reading when they are
+# harvested (0: no limit), so a first harvest of old papers is not summarised.
+PAPERTRAIL_SUMMARY_MAX_AGE_DAYS = env_int("PAPERTRAIL_SUMMARY_MAX_AGE_DAYS", 30, minimum=0)
 # Identifies the prompt and schema in digests/llm.py; bump it when either
 # changes, and every version is summarised again under the new one.
 PAPERTRAIL_SUMMARY_PROMPT_VERSION = env_str("PAPERTRAIL_SUMMARY_PROMPT_VERSION", "2026-01")

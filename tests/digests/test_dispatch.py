@@ -102,3 +102,42 @@ def test_without_a_key_an_existing_pending_reading_is_not_written(fake_anthropic
 
     assert reading_write(reading_id=reading.pk) == Outcome.NOT_CONFIGURED
     assert fake_anthropic.requests_to(MESSAGES) == []
+
+
+def test_a_harvest_run_enqueues_readings_for_the_versions_it_stored_after_each_page_commits(
+    fake_anthropic, published, settings, replay_server, django_capture_on_commit_callbacks
+):
+    """End to end from the harvest: the recorded arXivRaw pages hold no AI
+    paper, so the scope is widened to every paper of the library."""
+    from harvest.runs import harvest_source
+    from tests.harvest.test_oai_harvest import oai_client, serve, three_pages
+
+    settings.PAPERTRAIL_SUMMARY_SCOPE = "cs"
+    settings.PAPERTRAIL_SUMMARY_MAX_AGE_DAYS = 0  # the recorded versions are from 2007 to 2014
+    serve(replay_server, *three_pages())
+
+    with django_capture_on_commit_callbacks(execute=True):
+        run = harvest_source(slug="arxiv", client=oai_client(replay_server))
+
+    readings = GuidedReading.objects.order_by("pk")
+    assert run.new_papers == 6 and readings.count() == 12  # every version of the six papers
+    assert all(r.status == GuidedReading.Status.PENDING for r in readings)
+    assert sorted(p["args"][0] for p in published) == [r.pk for r in readings]
+    assert {p["task"] for p in published} == {"digests.summarize_version"}
+
+
+def test_old_versions_brought_by_a_harvest_get_no_reading(
+    fake_anthropic, published, settings, replay_server, django_capture_on_commit_callbacks
+):
+    from harvest.runs import harvest_source
+    from tests.harvest.test_oai_harvest import oai_client, serve, three_pages
+
+    settings.PAPERTRAIL_SUMMARY_SCOPE = "cs"
+    settings.PAPERTRAIL_SUMMARY_MAX_AGE_DAYS = 30
+    serve(replay_server, *three_pages())
+
+    with django_capture_on_commit_callbacks(execute=True):
+        run = harvest_source(slug="arxiv", client=oai_client(replay_server))
+
+    assert run.new_papers == 6
+    assert GuidedReading.objects.count() == 0 and published == []
