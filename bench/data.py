@@ -91,11 +91,16 @@ def migrate() -> None:
 
 
 def schema_to_rebuild(conn: psycopg.Connection) -> tuple[list[str], list[str], list[str]]:
-    """(drop statements, build statements, foreign-key statements) for the
-    secondary indexes and the unique and foreign-key constraints of BIG_TABLES."""
+    """(drop statements, build statements, statements after the builds) for the
+    secondary indexes and the unique and foreign-key constraints of BIG_TABLES.
+
+    A unique constraint is rebuilt as a unique index (CREATE INDEX takes a lock
+    that lets other index builds on the table run beside it, ALTER TABLE does
+    not) and then attached to its constraint, which is instant."""
     tables = list(BIG_TABLES)
     constraints = conn.execute(
-        "SELECT conrelid::regclass::text, conname, contype, pg_get_constraintdef(oid) FROM pg_constraint "
+        "SELECT conrelid::regclass::text, conname, contype, pg_get_constraintdef(oid), "
+        "pg_get_indexdef(conindid) FROM pg_constraint "
         "WHERE conrelid = ANY(%s::regclass[]) AND contype IN ('u', 'f') ORDER BY contype, conname",
         [tables],
     ).fetchall()
@@ -105,17 +110,20 @@ def schema_to_rebuild(conn: psycopg.Connection) -> tuple[list[str], list[str], l
         "AND i.indexrelid NOT IN (SELECT conindid FROM pg_constraint WHERE contype IN ('u', 'p', 'x'))",
         [tables],
     ).fetchall()
-    drops, builds, foreign = [], [], []
-    for table, name, kind, definition in constraints:
+    drops, builds, after = [], [], []
+    for table, name, kind, definition, index_definition in constraints:
         drops.append(f'ALTER TABLE {table} DROP CONSTRAINT "{name}"')
-        statement = f'ALTER TABLE {table} ADD CONSTRAINT "{name}" {definition}'
-        (foreign if kind == "f" else builds).append(statement)
+        if kind == "u":
+            builds.append(index_definition)
+            after.insert(0, f'ALTER TABLE {table} ADD CONSTRAINT "{name}" UNIQUE USING INDEX "{name}"')
+        else:
+            after.append(f'ALTER TABLE {table} ADD CONSTRAINT "{name}" {definition}')
     for name, definition in indexes:
         drops.append(f"DROP INDEX {name}")
         builds.append(definition)
     # Longest first: the search vector's GIN index, then the paper table's, then the rest.
     builds.sort(key=lambda s: (" gin " not in s.lower(), "harvest_paper " not in s, s))
-    return drops, builds, foreign
+    return drops, builds, after
 
 
 def _worker_connection(url: str) -> psycopg.Connection:
