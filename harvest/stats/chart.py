@@ -1,10 +1,17 @@
-"""Papers and revisions per Beijing day over the last weeks, for the overview chart."""
+"""Papers and revisions per Beijing day over the last weeks, for the overview chart.
+
+A finished day's counts never change (papers and versions are stored with the
+moment they were found), so the cached overview keeps each finished day in the
+cache for PAST_DAY_SECONDS and counts only today: grouping four weeks of
+versions against their papers took half a second at a million papers.
+"""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import date, datetime, time, timedelta
 
+from django.core.cache import cache
 from django.db.models import Count, F
 from django.db.models.functions import TruncDate
 
@@ -19,31 +26,56 @@ class DayPoint:
     revisions: int
 
 
-def daily_chart(*, now: datetime, days: int) -> list[DayPoint]:
+PAST_DAY_SECONDS = 3 * 24 * 3600
+
+
+def daily_chart(*, now: datetime, days: int, cache_past_days: bool = False) -> list[DayPoint]:
     """One point per Beijing day, the last `days` days up to today (two grouped
-    queries). A revision here is a version found on a day of a paper included
-    on an earlier day, the daily counterpart of the window definition."""
+    queries, and none for finished days found in the cache). A revision here
+    is a version found on a day of a paper included on an earlier day, the
+    daily counterpart of the window definition."""
     zone = display_zone()
     today = now.astimezone(zone).date()
     first = today - timedelta(days=days - 1)
-    since = datetime.combine(first, time.min, tzinfo=zone)
+    wanted = [first + timedelta(days=offset) for offset in range(days)]
+    known: dict[date, DayPoint] = {}
+    if cache_past_days:
+        keys = {_key(day): day for day in wanted if day < today}
+        known = {keys[key]: DayPoint(keys[key], *value) for key, value in cache.get_many(list(keys)).items()}
+    missing = [day for day in wanted if day not in known]
+    counted = _count(since=missing[0], until=now, zone=zone) if missing else {}
+    if cache_past_days:
+        cache.set_many(
+            {_key(day): (point.papers, point.revisions) for day, point in counted.items() if day < today},
+            PAST_DAY_SECONDS,
+        )
+    return [known.get(day) or counted.get(day) or DayPoint(day=day, papers=0, revisions=0) for day in wanted]
+
+
+def _key(day: date) -> str:
+    return f"portal:chart-day:v1:{day.isoformat()}"
+
+
+def _count(*, since: date, until: datetime, zone) -> dict[date, DayPoint]:
+    start = datetime.combine(since, time.min, tzinfo=zone)
     papers = dict(
-        Paper.objects.filter(included_at__gte=since, included_at__lte=now)
+        Paper.objects.filter(included_at__gte=start, included_at__lte=until)
         .annotate(day=TruncDate("included_at", tzinfo=zone))
         .values("day")
         .annotate(n=Count("id"))
         .values_list("day", "n")
     )
     revisions = dict(
-        Version.objects.filter(discovered_at__gte=since, discovered_at__lte=now)
+        Version.objects.filter(discovered_at__gte=start, discovered_at__lte=until)
         .annotate(day=TruncDate("discovered_at", tzinfo=zone), paper_day=TruncDate("paper__included_at", tzinfo=zone))
         .filter(paper_day__lt=F("day"))
         .values("day")
         .annotate(n=Count("id"))
         .values_list("day", "n")
     )
-    points = []
+    days = (until.astimezone(zone).date() - since).days + 1
+    points = {}
     for offset in range(days):
-        day = first + timedelta(days=offset)
-        points.append(DayPoint(day=day, papers=papers.get(day, 0), revisions=revisions.get(day, 0)))
+        day = since + timedelta(days=offset)
+        points[day] = DayPoint(day=day, papers=papers.get(day, 0), revisions=revisions.get(day, 0))
     return points

@@ -171,7 +171,9 @@ def failing_source_names() -> list[str]:
     )
 
 
-def overview_stats(*, now: datetime | None = None, chart_days: int = 28) -> OverviewStats:
+def overview_stats(
+    *, now: datetime | None = None, chart_days: int = 28, cache_past_days: bool = False
+) -> OverviewStats:
     """Whole seconds, so that a briefing link (`?end=`, to the second) selects
     exactly the window these numbers count."""
     now = (now or timezone.now()).replace(microsecond=0)
@@ -180,7 +182,7 @@ def overview_stats(*, now: datetime | None = None, chart_days: int = 28) -> Over
         freshness=freshness(),
         totals=totals(),
         failing_sources=failing_source_names(),
-        chart=daily_chart(now=now, days=chart_days),
+        chart=daily_chart(now=now, days=chart_days, cache_past_days=cache_past_days),
         computed_at=now,
     )
 
@@ -189,6 +191,6 @@ def overview_stats_cached() -> OverviewStats:
     """The overview numbers, computed at most once per CACHE_SECONDS."""
     stats = cache.get(CACHE_KEY)
     if stats is None:
-        stats = overview_stats()
+        stats = overview_stats(cache_past_days=True)
         cache.set(CACHE_KEY, stats, CACHE_SECONDS)
     return stats

@@ -23,6 +23,9 @@ BRIEFING_TITLES = {
 }
 
 
+BRIEFING_COUNT_CAP = 100_000
+
+
 @require_GET
 def briefing(request: HttpRequest, kind: str) -> HttpResponse:
     if kind not in BRIEFING_KINDS:
@@ -42,7 +45,8 @@ def briefing(request: HttpRequest, kind: str) -> HttpResponse:
         )
     except CursorError as exc:
         return render(request, "portal/briefing.html", {**context, "errors": [str(exc)]}, status=400)
-    paper_count, _capped = bounded_count(papers)
+    # Exact: the briefing lists the papers behind an overview number (about a day's worth).
+    paper_count, _capped = bounded_count(papers, cap=BRIEFING_COUNT_CAP)
     context.update(
         window=window,
         is_current=not end_text,

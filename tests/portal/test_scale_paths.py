@@ -113,6 +113,9 @@ def test_a_broad_query_is_ranked_among_its_newest_matches(monkeypatch):
     everything = ranked("q=walks")
     assert sorted(everything) == [f"2601.{n:05d}" for n in range(1, 6)]
     monkeypatch.setattr(pagination, "RANK_CANDIDATES", 3)
+    if connection.vendor == "postgresql":
+        with connection.cursor() as cursor:
+            cursor.execute("ANALYZE harvest_paper")  # the bound follows the planner's estimate of matches
     newest = ranked("q=walks")
     if connection.vendor == "postgresql":
         assert everything[0] == "2601.00001"  # ranked first while every match is a candidate
@@ -120,3 +123,19 @@ def test_a_broad_query_is_ranked_among_its_newest_matches(monkeypatch):
     else:
         # No ranking on SQLite: "relevance" pages by update time, nothing to bound.
         assert newest == everything
+
+
+def test_the_cached_chart_keeps_finished_days_and_counts_today_afresh():
+    from harvest.stats.chart import daily_chart
+
+    now = timezone.now()
+    f.store(f.record("2611.00001"), at=now - timedelta(days=3))
+    f.store(f.record("2611.00002"), at=now - timedelta(days=1))
+    f.store(f.record("2611.00001", versions=2), at=now - timedelta(days=1))
+    plain = daily_chart(now=now, days=7)
+    assert daily_chart(now=now, days=7, cache_past_days=True) == plain
+    assert daily_chart(now=now, days=7, cache_past_days=True) == plain  # finished days from the cache
+    f.store(f.record("2611.00003"), f.record("2611.00002", versions=2), at=now)
+    later = daily_chart(now=now + timedelta(seconds=1), days=7, cache_past_days=True)
+    assert later == daily_chart(now=now + timedelta(seconds=1), days=7)
+    assert (later[-1].papers, later[-1].revisions) == (plain[-1].papers + 1, plain[-1].revisions + 1)
