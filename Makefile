@@ -8,7 +8,7 @@ DEV_STAMP := $(VENV)/.dev-$(shell cat requirements.txt requirements-dev.txt | md
 # Tests and checks read settings for tests; `make run` runs the real settings in debug mode.
 TEST_ENV := DJANGO_SETTINGS_MODULE=papertrail.settings.test
 
-.PHONY: run test lint format check-migrations bench-harvest browser-deps clean
+.PHONY: run test lint format check-migrations bench-harvest bench-data bench browser-deps clean
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -44,8 +44,17 @@ format: $(DEV_STAMP)
 check-migrations: $(DEV_STAMP)
 	$(TEST_ENV) $(PY) manage.py makemigrations --check --dry-run
 
+# Benchmarks run on PostgreSQL (DATABASE_URL; the bench uses scratch databases
+# of its own and never touches the configured library). See README, Benchmarks.
+SCALE ?= 100000
 bench-harvest: $(DEV_STAMP)
-	$(TEST_ENV) $(PY) -m bench.harvest
+	$(TEST_ENV) $(PY) -m bench.harvest $(BENCH_HARVEST_ARGS)
+
+bench-data: $(DEV_STAMP)
+	$(TEST_ENV) $(PY) -m bench.data --scale $(SCALE)
+
+bench: $(DEV_STAMP)
+	$(TEST_ENV) $(PY) -m bench.portal --scale $(SCALE) $(BENCH_ARGS)
 
 clean:
 	rm -rf var/celery-broker var/celery-processed var/cache test-output
