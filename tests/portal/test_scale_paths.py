@@ -2,6 +2,7 @@
 it shows: totals kept by the database, bounded counts, ranking bounded to the
 newest matches of a broad query."""
 
+import itertools
 import re
 from datetime import UTC, datetime, timedelta
 
@@ -139,3 +140,24 @@ def test_the_cached_chart_keeps_finished_days_and_counts_today_afresh():
     later = daily_chart(now=now + timedelta(seconds=1), days=7, cache_past_days=True)
     assert later == daily_chart(now=now + timedelta(seconds=1), days=7)
     assert (later[-1].papers, later[-1].revisions) == (plain[-1].papers + 1, plain[-1].revisions + 1)
+
+
+def test_the_word_diff_rebuilds_both_texts_and_keeps_whitespace_where_it_was():
+    import random
+
+    from harvest.selectors import word_diff
+
+    words = ["the", "of", "a", "model", "graph", "data", "learn", "we", "show", "x", "y"]
+    rng = random.Random(3)
+    for _ in range(500):
+        old = " ".join(rng.choice(words) for _ in range(rng.randint(0, 30)))
+        changed = old.split(" ")
+        for _ in range(rng.randint(0, 4)):
+            if changed:
+                changed[rng.randrange(len(changed))] = rng.choice(words)
+        new = " ".join(changed)
+        segments = word_diff(old, new)
+        assert "".join(text for op, text in segments if op != "insert") == old
+        assert "".join(text for op, text in segments if op != "delete") == new
+        assert all(a[0] != b[0] for a, b in itertools.pairwise(segments))
+    assert word_diff("8 pages", "12 pages") == [("delete", "8"), ("insert", "12"), ("equal", " pages")]
