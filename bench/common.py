@@ -60,7 +60,14 @@ def machine(connection=None) -> dict:
         with connection.cursor() as cursor:
             cursor.execute("SELECT version()")
             details["postgresql"] = cursor.fetchone()[0]
-            for name in ("shared_buffers", "work_mem", "effective_cache_size", "random_page_cost", "jit"):
+            for name in (
+                "shared_buffers",
+                "work_mem",
+                "effective_cache_size",
+                "random_page_cost",
+                "max_parallel_workers_per_gather",
+                "jit",
+            ):
                 cursor.execute(f"SHOW {name}")
                 details[name] = cursor.fetchone()[0]
     git = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, check=False)

@@ -283,7 +283,13 @@ def run(args: argparse.Namespace) -> dict:
         "benchmark": "portal at scale",
         "date": datetime.now(UTC).isoformat(timespec="seconds"),
         "scale": args.scale,
-        "library": {"parameters": meta["parameters"], "rows": meta["rows"], "query_tiers": meta["query_tiers"]},
+        "library": {
+            "parameters": meta["parameters"],
+            "rows": meta["rows"],
+            "query_tiers": meta["query_tiers"],
+            "build_seconds": meta["timings_seconds"],
+            "built_on": meta["machine"],
+        },
         "inputs": picked,
         "search_matches": matches,
         "method": {
@@ -336,7 +342,8 @@ def table(report: dict) -> str:
     m = report["machine"]
     lines.append(
         f"machine: {m['cpu']}, {m['cores']} cores, {m['memory_gib']} GiB, "
-        f"PostgreSQL shared_buffers {m.get('shared_buffers')}"
+        f"PostgreSQL shared_buffers {m.get('shared_buffers')}, "
+        f"parallel workers per gather {m.get('max_parallel_workers_per_gather')}"
         f"; load {m['load_average'][0]:.1f} at start, {m['load_average_at_end'][0]:.1f} at end"
     )
     return "\n".join(lines)
