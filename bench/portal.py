@@ -358,12 +358,14 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--rebuild", action="store_true", help="build the library even if one of this scale exists")
     parser.add_argument("--results", default=str(common.RESULTS))
+    parser.add_argument("--tag", default="", help="suffix of the results file name, e.g. the server's configuration")
     args = parser.parse_args(argv)
     report = run(args)
     print(table(report))
     out = Path(args.results)
     out.mkdir(parents=True, exist_ok=True)
-    path = out / f"{datetime.now(UTC).date().isoformat()}-scale{args.scale}.json"
+    tag = f"-{args.tag}" if args.tag else ""
+    path = out / f"{datetime.now(UTC).date().isoformat()}-scale{args.scale}{tag}.json"
     path.write_text(json.dumps(report, indent=2, default=str) + "\n")
     print(f"\nwritten to {path}")
 
