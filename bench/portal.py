@@ -349,6 +349,23 @@ def table(report: dict) -> str:
     return "\n".join(lines)
 
 
+def markdown(reports: list[tuple[str, dict]]) -> str:
+    """One Markdown table of p95 server times (in process) for several reports, side by side."""
+    names = [r["name"] for r in reports[0][1]["results"]]
+    header = "| scenario | target | " + " | ".join(f"{label} p50 / p95 (HTTP p95)" for label, _ in reports) + " |"
+    lines = [header, "|" + " --- |" * (2 + len(reports))]
+    for index, name in enumerate(names):
+        cells = []
+        for _, report in reports:
+            r = report["results"][index]
+            f, http = r["in_process"], r.get("http") or {}
+            mark = "" if r["meets_target"] else " ✗"
+            http_p95 = f" ({http['p95_ms']:.0f})" if http else ""
+            cells.append(f"{f['p50_ms']:.0f} / {f['p95_ms']:.0f}{http_p95}{mark}")
+        lines.append(f"| {name} | {reports[0][1]['results'][index]['target_p95_ms']} | " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--scale", type=int, default=100_000)
@@ -359,7 +376,12 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--rebuild", action="store_true", help="build the library even if one of this scale exists")
     parser.add_argument("--results", default=str(common.RESULTS))
     parser.add_argument("--tag", default="", help="suffix of the results file name, e.g. the server's configuration")
+    parser.add_argument("--render", nargs="+", metavar="LABEL=FILE", help="print saved results as Markdown")
     args = parser.parse_args(argv)
+    if args.render:
+        pairs = [item.split("=", 1) for item in args.render]
+        print(markdown([(label, json.loads(Path(path).read_text())) for label, path in pairs]))
+        return
     report = run(args)
     print(table(report))
     out = Path(args.results)
