@@ -33,10 +33,10 @@ class Paper(models.Model):
     version_count = models.PositiveSmallIntegerField(default=1)
 
     class Meta:
+        # The orders by `updated` and `published` (NULLS LAST) have their
+        # indexes in migration 0003; every index here is paid on each insert.
         indexes = [
-            models.Index(fields=["-updated", "-id"], name="paper_updated_idx"),
             models.Index(fields=["-included_at", "-id"], name="paper_included_idx"),
-            models.Index(fields=["-published", "-id"], name="paper_published_idx"),
         ]
 
     def __str__(self) -> str:
@@ -60,7 +60,8 @@ class Version(models.Model):
     source gives it: arXivRaw carries the text of the latest version only, so
     earlier versions keep the text that was stored when they were latest."""
 
-    paper = models.ForeignKey(Paper, on_delete=models.CASCADE, related_name="versions")
+    # No index of its own: the unique (paper, number) index serves lookups by paper.
+    paper = models.ForeignKey(Paper, on_delete=models.CASCADE, related_name="versions", db_index=False)
     number = models.PositiveSmallIntegerField()
     submitted = models.DateTimeField(null=True, blank=True)
     size = models.CharField(max_length=32, blank=True, help_text='as arXiv gives it, e.g. "294kb"')
@@ -95,8 +96,9 @@ class Author(models.Model):
 
 
 class Authorship(models.Model):
-    paper = models.ForeignKey(Paper, on_delete=models.CASCADE, related_name="authorships")
-    author = models.ForeignKey(Author, on_delete=models.CASCADE, related_name="authorships")
+    # Served by the unique (paper, position) and the (author, paper) indexes.
+    paper = models.ForeignKey(Paper, on_delete=models.CASCADE, related_name="authorships", db_index=False)
+    author = models.ForeignKey(Author, on_delete=models.CASCADE, related_name="authorships", db_index=False)
     position = models.PositiveSmallIntegerField()
 
     class Meta:
@@ -110,7 +112,8 @@ class Authorship(models.Model):
 
 
 class PaperCategory(models.Model):
-    paper = models.ForeignKey(Paper, on_delete=models.CASCADE, related_name="category_links")
+    # Served by the unique (paper, category) index.
+    paper = models.ForeignKey(Paper, on_delete=models.CASCADE, related_name="category_links", db_index=False)
     category = models.CharField(max_length=32)
     is_primary = models.BooleanField(default=False)
 
