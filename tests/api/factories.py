@@ -9,8 +9,9 @@ from decimal import Decimal
 from digests.models import GuidedReading
 from digests.selectors import current_prompt_version
 from harvest.models import CommunityPick, HarvestRun, Source, Version
-from harvest.records import PaperRecord, VersionRecord
+from harvest.records import PaperRecord
 from harvest.services import paper_upsert_many
+from tests.portal import factories as portal_factories
 
 V1 = datetime(2026, 10, 1, 9, 0, tzinfo=UTC)
 
@@ -18,26 +19,12 @@ V1 = datetime(2026, 10, 1, 9, 0, tzinfo=UTC)
 def record(
     arxiv_id: str,
     *,
-    title: str | None = None,
     abstract: str = "We study sparse attention over long documents.",
-    authors: list[str] | None = None,
-    categories: list[str] | None = None,
-    versions: int = 1,
     first: datetime = V1,
-    comments: str = "",
+    **fields,
 ) -> PaperRecord:
-    return PaperRecord(
-        arxiv_id=arxiv_id,
-        title=title or f"Paper {arxiv_id}",
-        abstract=abstract,
-        authors=authors if authors is not None else ["Ada Lovelace", "Alan Turing"],
-        categories=categories if categories is not None else ["cs.LG"],
-        comments=comments,
-        versions=[
-            VersionRecord(number=n, submitted=first + timedelta(days=7 * (n - 1)), size=f"{100 + n}kb")
-            for n in range(1, versions + 1)
-        ],
-    )
+    """The portal's record (tests/portal/factories.py), with the API tests' defaults."""
+    return portal_factories.record(arxiv_id, abstract=abstract, first_submitted=first, **fields)
 
 
 def store(*records: PaperRecord, at: datetime | None = None):
