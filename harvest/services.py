@@ -159,12 +159,14 @@ def _new_paper(record: PaperRecord, now: datetime) -> PaperRow:
         is_ai_related(categories),
         record.latest_version,
         len(versions) or 1,
+        True,  # search_pending: harvest.search_index adds it to the full-text index
     )
 
 
 def _apply_record(paper: PaperRow, record: PaperRecord, have: dict[int, VersionRow], fresh: list) -> bool:
     """Bring a known paper up to what the record says; True if anything changed."""
     before = paper.values()
+    before_title, before_abstract = paper.title, paper.abstract
     dates = {number: version.submitted for number, version in have.items()}
     dates.update({v.number: v.submitted for v in fresh})
     for v in record.versions:
@@ -189,6 +191,8 @@ def _apply_record(paper: PaperRow, record: PaperRecord, have: dict[int, VersionR
     paper.latest_version = max(latest_known, paper.latest_version)
     paper.version_count = max(len(dates), paper.version_count)
     paper.ai_related = is_ai_related(paper.categories)
+    if (paper.title, paper.abstract) != (before_title, before_abstract):
+        paper.search_pending = True
     return before != paper.values()
 
 

@@ -38,6 +38,7 @@ _PAPER_FIELDS = (
     "ai_related",
     "latest_version",
     "version_count",
+    "search_pending",
 )
 _VERSION_FIELDS = (
     "paper_id",
@@ -169,7 +170,7 @@ _STAGING = {
     "pt_stage_paper": "id bigint, arxiv_id text, included_at timestamptz, title text, abstract text, authors jsonb, "
     "categories jsonb, primary_category text, comments text, journal_ref text, doi text, license text, "
     "submitter text, published timestamptz, updated timestamptz, ai_related boolean, latest_version smallint, "
-    "version_count smallint, ord integer",
+    "version_count smallint, search_pending boolean, ord integer",
     "pt_stage_version": "ord integer, id bigint, paper_id bigint, number smallint, submitted timestamptz, "
     "size text, source_type text, title text, abstract text, authors text, comments text, discovered_at timestamptz",
     "pt_stage_authorship": "paper_id bigint, position smallint, name text",
@@ -226,7 +227,7 @@ class PostgresStore:
             yield (
                 p.pk, p.arxiv_id, p.included_at, p.title, p.abstract, dumps(p.authors), dumps(p.categories),
                 p.primary_category, p.comments, p.journal_ref, p.doi, p.license, p.submitter, p.published,
-                p.updated, p.ai_related, p.latest_version, p.version_count, order,
+                p.updated, p.ai_related, p.latest_version, p.version_count, p.search_pending, order,
             )  # fmt: skip
 
     def insert_papers(self, papers: list[PaperRow]) -> None:
@@ -245,8 +246,16 @@ class PostgresStore:
     def update_papers(self, papers: list[PaperRow]) -> None:
         self._stage("pt_stage_paper")
         self._copy("pt_stage_paper", f"id, {_PAPER_COLUMNS}, ord", self._paper_rows(papers))
-        assignments = ", ".join(f"{name} = s.{name}" for name in _PAPER_FIELDS)
-        self.cursor.execute(f"UPDATE harvest_paper p SET {assignments} FROM pt_stage_paper s WHERE p.id = s.id")  # noqa: S608
+        assignments = ", ".join(f"{name} = s.{name}" for name in _PAPER_FIELDS if name != "search_pending")
+        # A paper stays pending until the indexer has read its current text,
+        # whatever a concurrent writer loaded before.
+        pending = (
+            "search_pending = p.search_pending OR s.search_pending "
+            "OR p.title IS DISTINCT FROM s.title OR p.abstract IS DISTINCT FROM s.abstract"
+        )
+        self.cursor.execute(
+            f"UPDATE harvest_paper p SET {assignments}, {pending} FROM pt_stage_paper s WHERE p.id = s.id"  # noqa: S608
+        )
 
     def update_version_text(self, versions: list[VersionRow]) -> None:
         self._stage("pt_stage_version")

@@ -10,6 +10,7 @@ from django.conf import settings
 
 from harvest.models import Source
 from harvest.runs import harvest_source
+from harvest.search_index import index_pending_papers
 from harvest.sources.base import Window
 
 logger = logging.getLogger(__name__)
@@ -34,7 +35,26 @@ def run_source(slug: str, date_from: str | None = None, date_until: str | None =
     run = harvest_source(slug=slug, window=window)
     if run is None:
         return f"{slug}: skipped, another run holds the lease"
+    if run.new_papers or run.new_versions or run.updated:
+        # Named after the run, so the run's own indexing pass can be followed.
+        index_search.apply_async(task_id=index_task_id(run.pk))
     return (
         f"{slug} run {run.pk}: {run.status}, {run.seen} seen, {run.new_papers} new papers, "
         f"{run.new_versions} new versions, {run.skipped} skipped"
     )
+
+
+def index_task_id(run_id: int) -> str:
+    return f"harvest.index_search-after-run-{run_id}"
+
+
+@shared_task(
+    name="harvest.index_search",
+    soft_time_limit=settings.HARVEST_SOFT_TIME_LIMIT,
+    time_limit=settings.HARVEST_TIME_LIMIT,
+)
+def index_search() -> str:
+    """Add the papers stored since the last pass to the full-text index
+    (harvest/search_index.py says why this follows ingest)."""
+    result = index_pending_papers()
+    return f"{result.papers} papers indexed in {result.seconds:.1f} s"

@@ -17,6 +17,7 @@ from django.db import transaction
 
 from harvest.models import Paper, Source
 from harvest.records import PaperRecord
+from harvest.search_index import index_pending_papers
 from harvest.services import community_pick_upsert_many, paper_upsert_many
 from harvest.sources.arxiv_api import records_from_atom
 from harvest.sources.base import PickRecord
@@ -80,6 +81,7 @@ def load_bundle(*, bundle_dir: Path = BUNDLE_DIR) -> list[FileResult]:
             )
         )
     results.extend(_load_picks(bundle_dir))
+    index_pending_papers()
     return results
 
 

@@ -205,6 +205,14 @@ CELERY_BEAT_SCHEDULE = {
     }
     for slug, cron in HARVEST_SCHEDULES.items()
 }
+# Each run that stores papers queues the full-text indexing itself; this entry
+# catches papers stored by hand or by a run whose queued pass was lost.
+SEARCH_INDEX_CRON = env_cron("PAPERTRAIL_CRON_SEARCH_INDEX", "*/5 * * * *")
+CELERY_BEAT_SCHEDULE["harvest-search-index"] = {
+    "task": "harvest.index_search",
+    "schedule": crontab_from(SEARCH_INDEX_CRON),
+    "options": {"expires": expires_for(SEARCH_INDEX_CRON), "queue": "harvest"},
+}
 CELERY_BEAT_SCHEDULE_FILENAME = str(VAR_DIR / "celerybeat-schedule")
 
 # --- Sources ----------------------------------------------------------------

@@ -56,7 +56,7 @@ def library() -> dict:
             Paper.objects.values_list(
                 "arxiv_id", "title", "abstract", "authors", "categories", "primary_category", "comments",
                 "journal_ref", "doi", "license", "submitter", "published", "updated", "included_at", "ai_related",
-                "latest_version", "version_count",
+                "latest_version", "version_count", "search_pending",
             )
         ),
         "versions": sorted(

@@ -10,10 +10,13 @@ import sys
 import threading
 
 import pytest
+from celery.result import AsyncResult
 from django.conf import settings
+from django.db import connection
 
 from harvest.models import HarvestRun, Paper, Source
 from harvest.runs import harvest_source
+from harvest.tasks import index_task_id
 from tests.harvest.oai_pages import RECORDED_IDS
 from tests.harvest.test_oai_harvest import library, oai_client, serve, three_pages
 from tests.replay_server import Reply
@@ -134,6 +137,14 @@ def test_a_real_worker_runs_the_scheduled_harvest_task(replay_server, celery_wor
     assert summary == f"arxiv run {run.pk}: ok, 6 seen, 6 new papers, 0 new versions, 0 skipped"
     assert Paper.objects.count() == 6
     assert Source.objects.get(slug="arxiv").lease_owner == ""
+    # The run queued the full-text indexing of what it stored; the worker ran it.
+    indexing = AsyncResult(index_task_id(run.pk))
+    assert indexing.get(timeout=120).startswith("6 papers indexed in ")
+    assert not Paper.objects.filter(search_pending=True).exists()
+    if connection.vendor == "postgresql":
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT count(*) FROM harvest_paper WHERE search_vector IS NOT NULL")
+            assert cursor.fetchone()[0] == 6
 
 
 def test_two_runs_of_one_source_never_overlap(replay_server, celery_worker_process):

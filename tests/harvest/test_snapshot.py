@@ -161,12 +161,17 @@ def test_malformed_lines_are_logged_with_their_number_and_the_rest_is_stored(tmp
 
 @pytest.mark.django_db
 def test_progress_is_shown_on_stderr_in_records_per_second():
-    _, err = run_import(str(SAMPLE), "--batch-size", "50")
+    out, err = run_import(str(SAMPLE), "--batch-size", "50")
 
-    progress = [line for line in err.splitlines() if line.strip()]
+    lines = [line for line in err.splitlines() if line.strip()]
+    progress, indexing = lines[:-1], lines[-1]
     assert len(progress) == 4
     assert progress[-1].startswith("line 200: 200 kept, 0 skipped, 200 new papers (")
     assert all(line.endswith("records/s)") for line in progress)
+    # Then the imported papers go into the full-text index before the command ends.
+    assert indexing.startswith("full-text index: 200 papers (")
+    assert "200 papers added to the full-text index" in out
+    assert not Paper.objects.filter(search_pending=True).exists()
 
 
 @pytest.mark.django_db

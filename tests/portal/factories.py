@@ -10,6 +10,7 @@ from digests.models import GuidedReading
 from digests.selectors import current_prompt_version
 from harvest.models import CommunityPick, HarvestRun, Paper, Source, Version
 from harvest.records import PaperRecord, VersionRecord
+from harvest.search_index import index_pending_papers
 from harvest.services import UpsertResult, paper_upsert_many
 
 NOW = datetime(2026, 11, 13, 0, 31, tzinfo=UTC)  # 2026-11-13 08:31 Beijing time
@@ -44,8 +45,11 @@ def record(
 
 
 def store(*records: PaperRecord, at: datetime) -> UpsertResult:
-    """Store as a harvest at `at` would (included_at / discovered_at = at)."""
-    return paper_upsert_many(records=list(records), now=at)
+    """Store as a harvest at `at` would (included_at / discovered_at = at),
+    then index the papers for full-text search as the task after a run does."""
+    result = paper_upsert_many(records=list(records), now=at)
+    index_pending_papers()
+    return result
 
 
 def paper(arxiv_id: str) -> Paper:

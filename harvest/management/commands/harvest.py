@@ -9,6 +9,7 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from harvest.models import HarvestRun
 from harvest.runs import harvest_source
+from harvest.search_index import index_pending_papers
 from harvest.sources.base import Page, Window
 from harvest.sources.registry import SOURCES
 
@@ -47,6 +48,9 @@ class Command(BaseCommand):
         run = harvest_source(slug=source, window=window, progress=progress)
         if run is None:
             raise CommandError(f"{source} is being harvested by another process; try again when it has finished")
+        indexed = index_pending_papers()
+        if indexed.papers:
+            self.stderr.write(f"full-text index: {indexed.papers:,} papers in {indexed.seconds:.1f} s")
         summary = (
             f"{source} run {run.pk} {run.status}: {run.seen} seen, {run.new_papers} new papers, "
             f"{run.new_versions} new versions, {run.updated} updated, {run.unchanged} unchanged, {run.skipped} skipped"
