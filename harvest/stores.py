@@ -177,6 +177,25 @@ _STAGING = {
 _PAPER_COLUMNS = ", ".join(("arxiv_id", "included_at", *_PAPER_FIELDS))
 _VERSION_COLUMNS = ", ".join(_VERSION_FIELDS)
 
+# Column type oids of each (table, column list) the store COPies into, and the
+# identity sequence of each table it draws ids from: looked up once a process.
+_COLUMN_TYPES: dict[tuple[str, str], list[int]] = {}
+_SEQUENCES: dict[str, str] = {}
+
+# Unit separator: no arXiv XML can carry it (XML 1.0 forbids the character).
+_SEPARATOR = "\x1f"
+
+
+def _text_list(values: list[str]) -> tuple[str, list]:
+    """SQL for a text[] parameter and its value. psycopg dumps a list element
+    by element (about 4 µs a name, 20 ms for a page's authors); one string
+    split by PostgreSQL costs a tenth of that. A value holding the separator
+    falls back to the list."""
+    if any(_SEPARATOR in value for value in values):
+        return "%s::text[]", [values]
+    return "string_to_array(%s, chr(31))", [_SEPARATOR.join(values)]
+
+
 # The key of the transaction-level advisory lock every PostgreSQL upsert takes
 # before it reads the library ("PTup"): writers of papers, versions and
 # authors take turns, one transaction at a time, so what a batch read is still
@@ -196,7 +215,6 @@ class PostgresStore:
     def __init__(self) -> None:
         self.cursor = connection.cursor()
         self.ready: set[str] = set()
-        self.sequences: dict[str, str] = {}
 
     def _stage(self, table: str) -> None:
         if table not in self.ready:
@@ -205,23 +223,37 @@ class PostgresStore:
         self.cursor.execute(f"TRUNCATE {table}")
 
     def _copy(self, table: str, columns: str, rows: Iterable[tuple]) -> None:
-        with self.cursor.cursor.copy(f"COPY {table} ({columns}) FROM STDIN") as copy:
+        """COPY in binary format with the columns' types set up front: psycopg
+        then formats each value with a fixed dumper (a paper row: 7 µs instead
+        of 30 µs in text format, where every value's dumper is looked up)."""
+        types = _COLUMN_TYPES.get((table, columns))
+        if types is None:
+            names = [name.strip() for name in columns.split(",")]
+            self.cursor.execute(
+                "SELECT attname, atttypid FROM pg_attribute WHERE attrelid = %s::regclass AND attname = ANY(%s)",
+                [table, names],
+            )
+            oids = dict(self.cursor.fetchall())
+            types = _COLUMN_TYPES[(table, columns)] = [oids[name] for name in names]
+        with self.cursor.cursor.copy(f"COPY {table} ({columns}) FROM STDIN (FORMAT BINARY)") as copy:
+            copy.set_types(types)
             for row in rows:
                 copy.write_row(row)
 
     def _next_ids(self, table: str, count: int) -> list[int]:
         """`count` ids from the table's own identity sequence."""
-        if table not in self.sequences:
+        if table not in _SEQUENCES:
             self.cursor.execute("SELECT pg_get_serial_sequence(%s, 'id')", [table])
-            self.sequences[table] = self.cursor.fetchone()[0]
-        self.cursor.execute("SELECT nextval(%s::regclass) FROM generate_series(1, %s)", [self.sequences[table], count])
+            _SEQUENCES[table] = self.cursor.fetchone()[0]
+        self.cursor.execute("SELECT nextval(%s::regclass) FROM generate_series(1, %s)", [_SEQUENCES[table], count])
         return [row[0] for row in self.cursor.fetchall()]
 
     def load_papers(self, arxiv_ids: list[str]) -> dict[str, PaperRow]:
         self.cursor.execute("SELECT pg_advisory_xact_lock(%s)", [_WRITE_LOCK])
+        wanted, params = _text_list(arxiv_ids)
         self.cursor.execute(
-            f"SELECT id, {_PAPER_COLUMNS} FROM harvest_paper WHERE arxiv_id = ANY(%s::text[])",  # noqa: S608
-            [arxiv_ids],
+            f"SELECT id, {_PAPER_COLUMNS} FROM harvest_paper WHERE arxiv_id = ANY({wanted})",  # noqa: S608
+            params,
         )
         existing = {}
         for row in self.cursor.fetchall():
@@ -242,10 +274,9 @@ class PostgresStore:
         return known
 
     def _paper_rows(self, papers: list[PaperRow]) -> Iterator[tuple]:
-        dumps = json.dumps
         for p in papers:
             yield (
-                p.pk, p.arxiv_id, p.included_at, p.title, p.abstract, dumps(p.authors), dumps(p.categories),
+                p.pk, p.arxiv_id, p.included_at, p.title, p.abstract, p.authors, p.categories,
                 p.primary_category, p.comments, p.journal_ref, p.doi, p.license, p.submitter, p.published,
                 p.updated, p.ai_related, p.latest_version, p.version_count, p.search_pending,
             )  # fmt: skip
@@ -288,7 +319,8 @@ class PostgresStore:
 
     def _author_ids(self, names: list[str]) -> dict[str, int]:
         """Ids of these author names, creating the names the library lacks."""
-        self.cursor.execute("SELECT name, id FROM harvest_author WHERE name = ANY(%s::text[])", [names])
+        wanted, params = _text_list(names)
+        self.cursor.execute(f"SELECT name, id FROM harvest_author WHERE name = ANY({wanted})", params)  # noqa: S608
         ids = dict(self.cursor.fetchall())
         missing = [name for name in names if name not in ids]
         if missing:
