@@ -6,7 +6,7 @@ from datetime import UTC, datetime
 
 import pytest
 
-from harvest.models import Paper, PaperCategory, Version
+from harvest.models import Author, Authorship, Paper, PaperCategory, Version
 from harvest.records import MalformedRecord, PaperRecord, VersionRecord, split_arxiv_id, split_authors
 from harvest.services import paper_upsert_many
 
@@ -102,3 +102,20 @@ def test_author_strings_are_split_into_names_without_affiliations():
         "G.A. Souliotis",
     ]
     assert split_authors("A. Author (MIT, USA) and B. Author (ETH)") == ["A. Author", "B. Author"]
+
+
+def test_author_names_are_shared_across_papers_whatever_characters_they_hold():
+    """The PostgreSQL store looks names up as one unit-separated string and
+    falls back to a text[] when a name holds the separator itself."""
+    odd = "Ada\x1fLovelace"
+    first, second = record("2611.00001"), record("2611.00002")
+    first.authors, second.authors = [odd, "Alan Turing"], ["Alan Turing", odd, "Grace Hopper"]
+    paper_upsert_many(records=[first])
+    paper_upsert_many(records=[second])
+
+    assert sorted(Author.objects.values_list("name", flat=True)) == sorted([odd, "Alan Turing", "Grace Hopper"])
+    by_paper = {
+        arxiv_id: [a.author.name for a in Authorship.objects.filter(paper__arxiv_id=arxiv_id).order_by("position")]
+        for arxiv_id in ("2611.00001", "2611.00002")
+    }
+    assert by_paper == {"2611.00001": [odd, "Alan Turing"], "2611.00002": ["Alan Turing", odd, "Grace Hopper"]}
