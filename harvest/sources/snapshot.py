@@ -7,7 +7,8 @@ RFC-822 in GMT, as in arXivRaw; `authors_parsed` is `[last, first, suffix,
 affiliation?]` with TeX accents already decoded, so names come from there.
 
 The import streams the file line by line and stores it in batches through the
-same bulk upsert every source uses, so memory is bounded by one batch and a
+same bulk upsert every source uses, so memory is bounded by two batches (the
+one being stored and the one parsed ahead of it in a background thread) and a
 second import of the same file writes nothing.
 """
 
@@ -19,11 +20,13 @@ import json
 import logging
 import time
 from collections.abc import Callable, Iterable, Iterator
+from contextlib import closing
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import IO
 
+from harvest.readahead import read_ahead
 from harvest.records import (
     MalformedRecord,
     PaperRecord,
@@ -173,24 +176,44 @@ def open_snapshot(path: str | Path) -> IO[bytes]:
     return path.open("rb")
 
 
-def _records(
-    lines: Iterable[bytes], keep: Callable[[list[str]], bool] | None, result: ImportResult
-) -> Iterator[PaperRecord]:
+@dataclass(slots=True)
+class _Batch:
+    """Records to store, and the reader's counts as of the batch's last line.
+    `last`: the rest of the file (possibly no records)."""
+
+    records: list[PaperRecord]
+    lines: int
+    kept: int
+    filtered_out: int
+    skipped: int
+    last: bool = False
+
+
+def _batches(lines: Iterable[bytes], keep: Callable[[list[str]], bool] | None, batch_size: int) -> Iterator[_Batch]:
+    """Read, parse and filter lines into batches of `batch_size` records; the
+    last batch holds the rest (possibly none) and the counts at the end of
+    the file. Runs in the read-ahead thread: no database here."""
+    kept = filtered_out = skipped = 0
+    number = 0
+    records: list[PaperRecord] = []
     for number, line in enumerate(lines, start=1):
-        result.lines = number
         if not line.strip():
             continue
         try:
             record = parse_snapshot_line(line)
         except MalformedRecord as exc:
-            result.skipped += 1
+            skipped += 1
             logger.warning("snapshot line %d skipped: %s", number, exc)
             continue
         if keep is not None and not keep(record.categories):
-            result.filtered_out += 1
+            filtered_out += 1
             continue
-        result.kept += 1
-        yield record
+        kept += 1
+        records.append(record)
+        if len(records) >= batch_size:
+            yield _Batch(records, number, kept, filtered_out, skipped)
+            records = []
+    yield _Batch(records, number, kept, filtered_out, skipped, last=True)
 
 
 def import_snapshot(
@@ -203,20 +226,25 @@ def import_snapshot(
     """Stream snapshot lines into the library, one upsert transaction per
     batch. A malformed line is logged with its number and skipped.
 
+    Lines are read and parsed one batch ahead in a background thread
+    (harvest/readahead.py) while this thread stores the current batch; the
+    counts in the result passed to `progress` are those as of the last line
+    of the batch just stored. Reading errors (OSError, EOFError from a
+    damaged .gz) are raised here after the batches before them are stored.
+
     Sends no `versions_created` signal: a bootstrap loads history, and guided
     readings are written for versions that arrive through the live sources."""
     result = ImportResult()
     started = time.monotonic()
-    batch: list[PaperRecord] = []
-    for record in _records(lines, category_matcher(categories), result):
-        batch.append(record)
-        if len(batch) >= batch_size:
-            result.add(paper_upsert_many(records=batch))
-            batch = []
+    with closing(
+        read_ahead(_batches(lines, category_matcher(categories), batch_size), name="snapshot-reader")
+    ) as batches:
+        for batch in batches:
+            if batch.records:
+                result.add(paper_upsert_many(records=batch.records))
+            result.lines, result.kept = batch.lines, batch.kept
+            result.filtered_out, result.skipped = batch.filtered_out, batch.skipped
             result.seconds = time.monotonic() - started
-            if progress is not None:
+            if progress is not None and not batch.last:
                 progress(result)
-    if batch:
-        result.add(paper_upsert_many(records=batch))
-    result.seconds = time.monotonic() - started
     return result
