@@ -151,7 +151,8 @@ class StatsView(APIView):
         operation_id="stats_retrieve",
         summary="Overview numbers",
         description="The overview's numbers: the four counts of a 24-hour window with its bounds, the freshness "
-        "times and the totals, as the / page shows them. Current numbers are recomputed at most once a minute. "
+        "times and the totals, as the / page shows them. Current numbers are refreshed every minute "
+        "(`computed_at` says when). "
         "An empty check is not a failure; newly included papers may be historical; readings count per version.",
         parameters=[END_PARAMETER],
         responses={200: OpenApiResponse(StatsSerializer, description="The numbers."), **ERROR_RESPONSES},

@@ -1,12 +1,17 @@
 """The overview numbers: window counts, freshness, totals and the banner rule.
 
-Counting the whole library on every request would not scale, so the page reads
-`overview_stats_cached()`: the numbers are computed at most once a minute per
-cache and the page's fragment polls them every minute. Computing them never
-counts the whole library either: window counts and the chart read index
-ranges of the last days, and the totals come from counters PostgreSQL keeps
-(migration 0004), so the request that recomputes them stays fast at a
-million papers (bench/portal.py measures both).
+Counting the whole library on every request would not scale, so the pages read
+`overview_stats_cached()`: numbers stored in the cache, which the Celery task
+`portal.refresh_overview_stats` (harvest/stats/tasks.py) recomputes every
+minute, so that no page request pays for computing them. A request computes
+them itself only when nothing is stored or the stored numbers are older than
+PORTAL_STATS_MAX_AGE_SECONDS (no worker or beat running, an emptied cache);
+the numbers always carry the moment they were computed (`computed_at`, the
+end of their window), which the pages show. Computing them never counts the
+whole library either: window counts and the chart read index ranges of the
+last days, and the totals come from counters PostgreSQL keeps (migration
+0004), so even that request stays fast at a million papers (bench/portal.py
+measures both).
 """
 
 from __future__ import annotations
@@ -14,6 +19,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import datetime
 
+from django.conf import settings
 from django.core.cache import cache
 from django.db import connection
 from django.db.models import Count, F, Max, OuterRef, Q, QuerySet, Subquery
@@ -25,7 +31,9 @@ from harvest.stats.chart import DayPoint, daily_chart
 from harvest.stats.windows import Window, current_window
 
 CACHE_KEY = "portal:overview:v1"
-CACHE_SECONDS = 60
+# How long the cache keeps stored numbers at all; whether a request may still
+# use them is decided by their age (settings.PORTAL_STATS_MAX_AGE_SECONDS).
+CACHE_SECONDS = 15 * 60
 TOTALS_FOLD_ROWS = 200
 ARXIV_SLUG = "arxiv"
 _COMPLETED = (HarvestRun.Status.OK, HarvestRun.Status.EMPTY)
@@ -187,10 +195,19 @@ def overview_stats(
     )
 
 
-def overview_stats_cached() -> OverviewStats:
-    """The overview numbers, computed at most once per CACHE_SECONDS."""
+def refresh_overview_stats(*, now: datetime | None = None) -> OverviewStats:
+    """Compute the numbers and store them for the pages (the task's work)."""
+    stats = overview_stats(now=now, cache_past_days=True)
+    cache.set(CACHE_KEY, stats, CACHE_SECONDS)
+    return stats
+
+
+def overview_stats_cached(*, now: datetime | None = None) -> OverviewStats:
+    """The stored overview numbers; computed here only when none are stored or
+    they are older than settings.PORTAL_STATS_MAX_AGE_SECONDS (the task that
+    refreshes them every minute is not running)."""
     stats = cache.get(CACHE_KEY)
-    if stats is None:
-        stats = overview_stats(cache_past_days=True)
-        cache.set(CACHE_KEY, stats, CACHE_SECONDS)
+    now = now or timezone.now()
+    if stats is None or (now - stats.computed_at).total_seconds() > settings.PORTAL_STATS_MAX_AGE_SECONDS:
+        stats = refresh_overview_stats(now=now)
     return stats

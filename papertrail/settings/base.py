@@ -419,3 +419,20 @@ LOGIN_ATTEMPTS_LIMIT = env_int("PAPERTRAIL_LOGIN_ATTEMPTS_LIMIT", 5, minimum=1)
 LOGIN_ATTEMPTS_WINDOW = env_int("PAPERTRAIL_LOGIN_ATTEMPTS_WINDOW", 900, minimum=1)
 # Error reports hide the Authorization header (API tokens) as well as secrets.
 DEFAULT_EXCEPTION_REPORTER_FILTER = "accounts.reporting.CredentialSafeReporterFilter"
+
+# --- Portal statistics (issue 6) -----------------------------------------------
+# The overview's numbers are computed by a task every minute and stored in the
+# cache, so no page request computes them; a request does only when the stored
+# numbers are older than PORTAL_STATS_MAX_AGE_SECONDS (no worker or beat, an
+# emptied cache). The pages show when the numbers were computed (the window end).
+PORTAL_STATS_REFRESH_SECONDS = env_int("PAPERTRAIL_STATS_REFRESH_SECONDS", 60, minimum=10)
+PORTAL_STATS_MAX_AGE_SECONDS = env_int(
+    "PAPERTRAIL_STATS_MAX_AGE_SECONDS", PORTAL_STATS_REFRESH_SECONDS + 30, minimum=PORTAL_STATS_REFRESH_SECONDS
+)
+CELERY_IMPORTS = ["harvest.stats.tasks"]
+CELERY_BEAT_SCHEDULE["portal-overview-stats"] = {
+    "task": "portal.refresh_overview_stats",
+    "schedule": float(PORTAL_STATS_REFRESH_SECONDS),
+    # A refresh that waited most of its interval is dropped: the next one is due.
+    "options": {"expires": PORTAL_STATS_REFRESH_SECONDS * 0.8, "queue": "default"},
+}

@@ -70,7 +70,10 @@ class StatsSerializer(serializers.Serializer):
         child=serializers.CharField(), help_text="Enabled sources whose latest check failed."
     )
     daily = DayPointSerializer(many=True, help_text="Papers and revisions per Beijing day, last four weeks.")
-    computed_at = serializers.DateTimeField(help_text="When the current numbers were computed (at most a minute ago).")
+    computed_at = serializers.DateTimeField(
+        help_text="When the current numbers were computed: the end of their window. A task refreshes them every "
+        "minute; a request recomputes them when they are older than 90 seconds (the default limit)."
+    )
 
 
 class BriefingPageSerializer(serializers.Serializer):
