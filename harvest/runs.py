@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
+from contextlib import closing
 from functools import partial
 
 from celery.exceptions import SoftTimeLimitExceeded
@@ -18,6 +19,7 @@ from django.utils import timezone
 
 from harvest import locks
 from harvest.models import HarvestRun, Source
+from harvest.readahead import read_ahead
 from harvest.services import community_pick_upsert_many, paper_upsert_many
 from harvest.signals import versions_created
 from harvest.sources.base import Page, SourceClient, Window
@@ -97,12 +99,16 @@ def harvest_source(
     try:
         run = _start_or_resume(source, window)
         try:
-            for page in client.pages(
+            pages = client.pages(
                 window=window, source_checkpoint=source.checkpoint, resume=run.checkpoint.get("resume", {})
-            ):
-                _store_page(source, run, page, owner)
-                if progress is not None:
-                    progress(run, page)
+            )
+            if client.pages_read_ahead:  # not hf_daily: its pages() asks the library
+                pages = read_ahead(pages, name=f"harvest-{slug}")
+            with closing(pages):
+                for page in pages:
+                    _store_page(source, run, page, owner)
+                    if progress is not None:
+                        progress(run, page)
         except SourceError as exc:
             _finish(run, HarvestRun.Status.FAILED, error=str(exc))
             logger.warning("%s check failed: %s", slug, exc)

@@ -179,6 +179,7 @@ class ArxivApiSource(SourceClient):
     completed check saw; a dated window asks for papers submitted in it)."""
 
     slug = "arxiv_api"
+    pages_read_ahead = True
     name = "arXiv API"
 
     def __init__(

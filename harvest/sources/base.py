@@ -59,6 +59,10 @@ class Window:
 class SourceClient(ABC):
     slug: ClassVar[str]
     name: ClassVar[str]
+    # True when pages() only fetches and parses: no database, no change to the
+    # run or the source. The harvest then fetches and parses the next page in a
+    # thread while it stores the current one (harvest/readahead.py).
+    pages_read_ahead: ClassVar[bool] = False
 
     def __init__(self, *, http: PoliteSession | None = None) -> None:
         self.http = http or PoliteSession()

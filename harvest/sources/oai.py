@@ -168,6 +168,7 @@ def _read_record(element: etree._Element, page: OaiPage) -> None:
 
 class ArxivOaiSource(SourceClient):
     slug = "arxiv"
+    pages_read_ahead = True
     name = "arXiv OAI-PMH"
 
     def __init__(self, *, base_url: str | None = None, sets: list[str] | None = None, **kwargs) -> None:

@@ -49,6 +49,11 @@ def test_a_harvest_killed_between_pages_resumes_and_stores_what_an_uninterrupted
     )
     try:
         assert asked_for_page_2.wait(timeout=60), process.stderr.read1().decode() if process.poll() else "no request"
+        # Page 2 is fetched (read ahead) while page 1 is being stored: kill
+        # once page 1 is reported stored, i.e. between pages.
+        for line in process.stderr:
+            if line.startswith(b"page 1:"):
+                break
         os.kill(process.pid, signal.SIGKILL)
         process.wait(timeout=30)
     finally:
