@@ -1,6 +1,7 @@
 """`make bench SCALE=1000000`: the portal and the harvest on a library of that size.
 
     python -m bench.portal --scale 1000000 [--runs 30] [--http-runs 15] [--ingest 20000] [--rebuild]
+                           [--only TEXT ...]   (scenarios whose name contains one of the texts)
 
 Uses DATABASE_URL (PostgreSQL; default postgres://postgres@127.0.0.1:5432/
 papertrail_bench). If that database does not hold a synthetic library of the
@@ -252,6 +253,8 @@ def run(args: argparse.Namespace) -> dict:
 
     cursor = keyset_page(Paper.objects.all(), sort=SORT_UPDATED, cursor=None, size=20).next_cursor
     next(s for s in plan if s.name.startswith("/papers/ page 2")).urls.append(f"/papers/?cursor={cursor}")
+    if args.only:
+        plan = [s for s in plan if any(text in s.name for text in args.only)]
     started = time.perf_counter()
     results = []
     for scenario in plan:
@@ -374,6 +377,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--ingest", type=int, default=20_000, help="records ingested into the library (0: skip)")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--rebuild", action="store_true", help="build the library even if one of this scale exists")
+    parser.add_argument("--only", nargs="+", metavar="TEXT", help="only the scenarios whose name contains a TEXT")
     parser.add_argument("--results", default=str(common.RESULTS))
     parser.add_argument("--tag", default="", help="suffix of the results file name, e.g. the server's configuration")
     parser.add_argument("--render", nargs="+", metavar="LABEL=FILE", help="print saved results as Markdown")
