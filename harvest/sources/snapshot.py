@@ -26,7 +26,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import IO
 
-from harvest.readahead import read_ahead
+from harvest.readahead import read_ahead_in_process
 from harvest.records import (
     MalformedRecord,
     PaperRecord,
@@ -186,16 +186,19 @@ class _Batch:
     kept: int
     filtered_out: int
     skipped: int
+    malformed: list[tuple[int, str]]  # (line number, why) of the lines skipped in this batch
     last: bool = False
 
 
 def _batches(lines: Iterable[bytes], keep: Callable[[list[str]], bool] | None, batch_size: int) -> Iterator[_Batch]:
     """Read, parse and filter lines into batches of `batch_size` records; the
     last batch holds the rest (possibly none) and the counts at the end of
-    the file. Runs in the read-ahead thread: no database here."""
+    the file. Runs in the read-ahead process: no database here, and what is
+    skipped travels with the batch to be logged by the importer."""
     kept = filtered_out = skipped = 0
     number = 0
     records: list[PaperRecord] = []
+    malformed: list[tuple[int, str]] = []
     for number, line in enumerate(lines, start=1):
         if not line.strip():
             continue
@@ -203,7 +206,7 @@ def _batches(lines: Iterable[bytes], keep: Callable[[list[str]], bool] | None, b
             record = parse_snapshot_line(line)
         except MalformedRecord as exc:
             skipped += 1
-            logger.warning("snapshot line %d skipped: %s", number, exc)
+            malformed.append((number, str(exc)))
             continue
         if keep is not None and not keep(record.categories):
             filtered_out += 1
@@ -211,9 +214,9 @@ def _batches(lines: Iterable[bytes], keep: Callable[[list[str]], bool] | None, b
         kept += 1
         records.append(record)
         if len(records) >= batch_size:
-            yield _Batch(records, number, kept, filtered_out, skipped)
-            records = []
-    yield _Batch(records, number, kept, filtered_out, skipped, last=True)
+            yield _Batch(records, number, kept, filtered_out, skipped, malformed)
+            records, malformed = [], []
+    yield _Batch(records, number, kept, filtered_out, skipped, malformed, last=True)
 
 
 def import_snapshot(
@@ -226,8 +229,10 @@ def import_snapshot(
     """Stream snapshot lines into the library, one upsert transaction per
     batch. A malformed line is logged with its number and skipped.
 
-    Lines are read and parsed one batch ahead in a background thread
-    (harvest/readahead.py) while this thread stores the current batch; the
+    Lines are read and parsed one batch ahead in a child process
+    (harvest/readahead.py: JSON decoding holds the GIL, so a thread would
+    only take turns with the upsert) while this process stores the current
+    batch; the
     counts in the result passed to `progress` are those as of the last line
     of the batch just stored. Reading errors (OSError, EOFError from a
     damaged .gz) are raised here after the batches before them are stored.
@@ -237,9 +242,11 @@ def import_snapshot(
     result = ImportResult()
     started = time.monotonic()
     with closing(
-        read_ahead(_batches(lines, category_matcher(categories), batch_size), name="snapshot-reader")
+        read_ahead_in_process(_batches(lines, category_matcher(categories), batch_size), name="snapshot-reader")
     ) as batches:
         for batch in batches:
+            for number, reason in batch.malformed:
+                logger.warning("snapshot line %d skipped: %s", number, reason)
             if batch.records:
                 result.add(paper_upsert_many(records=batch.records))
             result.lines, result.kept = batch.lines, batch.kept

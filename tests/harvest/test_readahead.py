@@ -6,6 +6,8 @@ implementation fails the test instead of hanging it."""
 
 from __future__ import annotations
 
+import multiprocessing
+import os
 import signal
 import threading
 from collections.abc import Iterator
@@ -14,7 +16,7 @@ from contextlib import closing
 import pytest
 from celery.exceptions import SoftTimeLimitExceeded
 
-from harvest.readahead import read_ahead
+from harvest.readahead import read_ahead, read_ahead_in_process
 
 WAIT = 10  # seconds; only reached when something is broken
 
@@ -197,3 +199,50 @@ def test_a_signal_raising_in_the_consumer_while_it_waits_stops_the_producer():
 def test_depth_must_be_positive():
     with pytest.raises(ValueError, match="depth"):
         next(read_ahead([1], depth=0))
+
+
+# --- read_ahead_in_process: the producer in a forked child -----------------
+
+
+def numbers_then_error(count: int) -> Iterator[int]:
+    yield from range(count)
+    raise ValueError(f"after {count}")
+
+
+def test_the_child_yields_every_item_in_order_then_its_error():
+    received = []
+    with pytest.raises(ValueError, match="after 50"):
+        for item in read_ahead_in_process(numbers_then_error(50), depth=3, name="ra-child"):
+            received.append(item)
+
+    assert received == list(range(50))
+    assert not [child for child in multiprocessing.active_children() if child.name == "ra-child"]
+
+
+def test_the_child_really_is_another_process():
+    def pids() -> Iterator[int]:
+        yield os.getpid()
+
+    assert list(read_ahead_in_process(pids())) != [os.getpid()]
+
+
+def test_stopping_early_ends_the_child_before_control_returns():
+    stream = read_ahead_in_process(iter(range(10**9)), name="ra-endless")
+    assert next(stream) == 0
+    stream.close()
+
+    assert not [child for child in multiprocessing.active_children() if child.name == "ra-endless"]
+
+
+def test_a_child_that_dies_without_a_last_word_is_an_error_not_a_hang():
+    def suicide() -> Iterator[int]:
+        yield 1
+        os._exit(3)
+
+    received = []
+    with pytest.raises(RuntimeError, match=r"ra-dies: the reader process ended \(exit code 3\)"):
+        for item in read_ahead_in_process(suicide(), name="ra-dies"):
+            received.append(item)
+    # An item still in the child's pipe buffer when it died may be lost: the
+    # caller learns of the death, and the import is idempotent to re-run.
+    assert received in ([], [1])

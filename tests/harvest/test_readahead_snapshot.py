@@ -1,10 +1,10 @@
-"""The snapshot import with its reader running one batch ahead: the counts
+"""The snapshot import with its reader process running one batch ahead: the counts
 each progress report shows are those of the batch just stored, and a reading
 error arrives after the batches before it are stored."""
 
 from __future__ import annotations
 
-import threading
+import multiprocessing
 from collections.abc import Iterator
 from dataclasses import astuple
 
@@ -84,7 +84,7 @@ def test_a_reading_error_is_raised_after_the_batches_before_it_are_stored():
 
     assert Paper.objects.count() == 20
     assert [report[:2] for report in reports] == [(10, 10), (20, 20)]
-    assert not [thread for thread in threading.enumerate() if thread.name == "snapshot-reader"]
+    assert not [child for child in multiprocessing.active_children() if child.name == "snapshot-reader"]
 
 
 def test_an_error_while_storing_stops_the_reader():
@@ -95,4 +95,4 @@ def test_an_error_while_storing_stops_the_reader():
         import_snapshot(lines=SAMPLE_LINES, batch_size=10, progress=progress)
 
     assert Paper.objects.count() == 10
-    assert not [thread for thread in threading.enumerate() if thread.name == "snapshot-reader"]
+    assert not [child for child in multiprocessing.active_children() if child.name == "snapshot-reader"]
