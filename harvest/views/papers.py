@@ -52,7 +52,7 @@ def paper_list(request: HttpRequest) -> HttpResponse:
     except CursorError as exc:
         return render(request, "portal/paper_list.html", {**context, "errors": [str(exc)]}, status=400)
     if filterset.narrows:
-        count, capped = bounded_count(queryset)
+        count, capped = page.count or bounded_count(queryset)
     else:
         # The whole library: the total the overview keeps, not a count of it.
         count, capped = context["stats"].totals.papers, False

@@ -9,6 +9,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 from django.db import connection
 from django.http import QueryDict
+from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
 from harvest.filters import PaperFilterSet
@@ -161,3 +162,62 @@ def test_the_word_diff_rebuilds_both_texts_and_keeps_whitespace_where_it_was():
         assert "".join(text for op, text in segments if op != "delete") == new
         assert all(a[0] != b[0] for a, b in itertools.pairwise(segments))
     assert word_diff("8 pages", "12 pages") == [("delete", "8"), ("insert", "12"), ("equal", " pages")]
+
+
+def walks_library() -> list[str]:
+    """40 papers updated a day apart, every fourth about walks; newest first."""
+    first = datetime(2026, 1, 1, tzinfo=UTC)
+    now = timezone.now()
+    f.store(
+        *(
+            f.record(
+                f"2601.{n:05d}",
+                abstract="On walks." if n % 4 == 0 else "On trees.",
+                first_submitted=first + timedelta(days=n),
+            )
+            for n in range(1, 41)
+        ),
+        at=now,
+    )
+    return [f"2601.{n:05d}" for n in range(40, 0, -1) if n % 4 == 0]
+
+
+@pytest.mark.skipif(connection.vendor != "postgresql", reason="ranking is PostgreSQL's")
+@pytest.mark.parametrize(
+    ("walk_ratio", "margin", "count"),
+    [
+        (1000, 1.5, None),  # GIN collection since a bound holding enough matches: count unknown
+        (1000, 0.1, (10, False)),  # the bound holds too few matches: every match collected
+        (1000, 5, (10, False)),  # a bound keeping most of the library: every match collected
+        (0, 1.5, (10, False)),  # a common word: walking the update-time index
+    ],
+)
+def test_a_ranked_search_ranks_its_newest_matches_whichever_way_it_finds_them(monkeypatch, walk_ratio, margin, count):
+    walks = walks_library()
+    monkeypatch.setattr(pagination, "RANK_CANDIDATES", 3)
+    monkeypatch.setattr(pagination, "BOUND_MARGIN", margin)
+    monkeypatch.setattr(pagination, "WALK_COST_RATIO", walk_ratio)
+    # The planner's estimate: 10 of the 40 papers match.
+    monkeypatch.setattr(pagination, "_planned_rows", lambda queryset: 10)
+    monkeypatch.setattr(pagination, "_library_size", lambda: 40)
+    filterset = PaperFilterSet(QueryDict("q=walks"))
+    assert filterset.is_valid()
+    page = pagination.keyset_page(filterset.qs, sort=filterset.chosen_sort, cursor=None, size=20)
+    assert sorted(p.arxiv_id for p in page.papers) == sorted(walks[:3])
+    assert page.count == count
+
+
+@pytest.mark.skipif(connection.vendor != "postgresql", reason="ranking is PostgreSQL's")
+def test_the_count_line_of_a_ranked_search_comes_from_finding_its_candidates(client, monkeypatch):
+    walks_library()
+    monkeypatch.setattr(pagination, "RANK_CANDIDATES", 3)
+    monkeypatch.setattr(pagination, "COUNT_CAP", 4)
+    monkeypatch.setattr(pagination, "BOUND_MARGIN", 1.5)
+    monkeypatch.setattr(pagination, "_planned_rows", lambda queryset: 10)
+    client.get("/")  # the overview numbers the page reads
+    with CaptureQueriesContext(connection) as queries:
+        response = client.get("/papers/", {"q": "walks"})
+    assert 'data-count="4">找到超过 4 篇论文' in count_line(response)
+    assert not [q for q in queries.captured_queries if q["sql"].startswith("SELECT COUNT(*)")]
+    monkeypatch.setattr(pagination, "COUNT_CAP", 1000)
+    assert 'data-count="10"' in count_line(client.get("/papers/", {"q": "walks"}))
