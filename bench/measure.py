@@ -9,7 +9,8 @@ previous page with `paper_upsert_many`, one transaction per page.
 upserts), `parse_wait_seconds` the time the storing thread waited for a parsed
 page, `upsert_seconds` the time in the upsert transactions. Ingest of
 a snapshot: `import_snapshot` over the file, as `manage.py import_snapshot`
-runs it. Parse-only: the bare parser over the same bytes (lxml
+runs it (its reader is a child process; its peak resident set is reported
+apart, from RUSAGE_CHILDREN once it has ended). Parse-only: the bare parser over the same bytes (lxml
 `etree.fromstring` per page; `json.loads` per line), and the project's parser
 alone without a database, best of three runs each.
 
@@ -112,10 +113,12 @@ def ingest_snapshot(path: Path, batch_size: int) -> dict:
         )
     seconds = time.perf_counter() - started
     samples.append((_maxrss_kib(), _rss_kib()))
+    reader_peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
     return {
         "records": result.kept,
         "pages": len(samples),
         "seconds": seconds,
+        "reader_peak_rss_mib": round(reader_peak / 1024, 1),
         "skipped": result.skipped,
         "counts": {
             "new_papers": result.new_papers,

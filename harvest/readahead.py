@@ -10,17 +10,19 @@ Only the standard library is used (threading and queue).
 
 from __future__ import annotations
 
-import multiprocessing
+import os
 import pickle
 import queue
 import threading
 from collections.abc import Iterable, Iterator
 from typing import TypeVar
 
+import billiard
+
 T = TypeVar("T")
 
 
-_CHILD_POLL_SECONDS = 1.0
+_POLL_SECONDS = 1.0
 
 
 class _End:
@@ -117,27 +119,25 @@ def read_ahead(iterable: Iterable[T], *, depth: int = 1, name: str = "read-ahead
 
 def read_ahead_in_process(iterable: Iterable[T], *, depth: int = 1, name: str = "read-ahead") -> Iterator[T]:
     """`read_ahead` with the producer in a forked child process instead of a
-    thread, for producers whose work holds the GIL (the snapshot's
-    `json.loads` and record building): there a thread only takes turns with
-    the caller, a process runs on the other core. Items and the producer's
-    exception cross a pipe pickled (about 20 µs a paper record).
+    thread, for producers whose work holds the GIL (lxml's tree building and
+    the record code around it, `json.loads`): there a thread only takes turns
+    with the caller, a process runs on the other core. Items and the
+    producer's exception cross a pipe pickled (about 20 µs a paper record).
 
     The same rules hold: at most `depth` items wait in the pipe, the
     producer's exception is raised after the items before it, and an early
     stop ends the child before control returns. The child inherits the
     caller's memory at fork time and must not touch the database (it never
-    closes the caller's connections: a forked multiprocessing child leaves
-    through os._exit). A daemonic process (a Celery prefork worker) may not
-    fork children; there the thread version runs instead.
+    closes the caller's connections: a forked child leaves through os._exit).
+    It is started through billiard, Celery's multiprocessing, which lets a
+    prefork worker's (daemonic) process have a child; the child ends by
+    itself when its parent is gone (killed by a hard time limit, say).
     """
     if depth < 1:
         raise ValueError("depth must be at least 1")
-    if multiprocessing.current_process().daemon:
-        yield from read_ahead(iterable, depth=depth, name=name)
-        return
-    context = multiprocessing.get_context("fork")
+    context = billiard.get_context("fork")
     items = context.Queue(maxsize=depth)
-    child = context.Process(target=_produce_into, args=(iter(iterable), items), name=name, daemon=True)
+    child = context.Process(target=_produce_into, args=(iter(iterable), items, os.getpid()), name=name, daemon=True)
     try:
         child.start()
         while True:
@@ -160,27 +160,40 @@ def _next_from(child, items):
     (killed, out of memory), rather than waiting forever."""
     while True:
         try:
-            return items.get(timeout=_CHILD_POLL_SECONDS)
+            return items.get(timeout=_POLL_SECONDS)
         except queue.Empty:
             if child.is_alive():
                 continue
         try:  # it may have sent its last message just before it ended
-            return items.get(timeout=_CHILD_POLL_SECONDS)
+            return items.get(timeout=_POLL_SECONDS)
         except queue.Empty:
             raise RuntimeError(f"{child.name}: the reader process ended (exit code {child.exitcode})") from None
 
 
-def _produce_into(iterator: Iterator, items) -> None:
-    """The child's loop: every item, then one _End (with the error, if any)."""
+def _produce_into(iterator: Iterator, items, parent: int) -> None:
+    """The child's loop: every item, then one _End (with the error, if any).
+    Waits for room in the pipe only while its parent lives."""
+
+    def put(message) -> bool:
+        while True:
+            try:
+                items.put(message, timeout=_POLL_SECONDS)
+                return True
+            except queue.Full:
+                if os.getppid() != parent:
+                    return False
+
     try:
         for item in iterator:
-            items.put(item)
-        items.put(_End())
+            if not put(item):
+                return
+        put(_End())
     except BaseException as exc:
         try:
-            pickle.dumps(exc)
+            pickle.loads(pickle.dumps(exc))  # noqa: S301 (bytes this process just made)
         except Exception:  # an error that cannot cross the pipe is described instead
             exc = RuntimeError(f"{type(exc).__name__}: {exc}")
-        items.put(_End(exc))
-    items.close()
-    items.join_thread()
+        put(_End(exc))
+    finally:
+        items.close()
+        items.join_thread()

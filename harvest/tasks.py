@@ -8,7 +8,7 @@ from datetime import date
 from celery import shared_task
 from django.conf import settings
 
-from harvest.models import Source
+from harvest.models import HarvestRun, Source
 from harvest.runs import harvest_source
 from harvest.search_index import index_pending_papers
 from harvest.sources.base import Window
@@ -37,15 +37,17 @@ def run_source(slug: str, date_from: str | None = None, date_until: str | None =
         return f"{slug}: skipped, another run holds the lease"
     if run.new_papers or run.new_versions or run.updated:
         # Named after the run, so the run's own indexing pass can be followed.
-        index_search.apply_async(task_id=index_task_id(run.pk))
+        index_search.apply_async(task_id=index_task_id(run))
     return (
         f"{slug} run {run.pk}: {run.status}, {run.seen} seen, {run.new_papers} new papers, "
         f"{run.new_versions} new versions, {run.skipped} skipped"
     )
 
 
-def index_task_id(run_id: int) -> str:
-    return f"harvest.index_search-after-run-{run_id}"
+def index_task_id(run: HarvestRun) -> str:
+    """The id of the indexing pass a run queued; with its start time, because
+    run ids start again in a new database and results outlive it."""
+    return f"harvest.index_search-after-run-{run.pk}-{run.started_at:%Y%m%dT%H%M%S%f}"
 
 
 @shared_task(

@@ -143,7 +143,7 @@ def test_a_real_worker_runs_the_scheduled_harvest_task(replay_server, celery_wor
     assert Paper.objects.count() == 6
     assert Source.objects.get(slug="arxiv").lease_owner == ""
     # The run queued the full-text indexing of what it stored; the worker ran it.
-    indexing = AsyncResult(index_task_id(run.pk))
+    indexing = AsyncResult(index_task_id(run))
     assert indexing.get(timeout=120).startswith("6 papers indexed in ")
     assert not Paper.objects.filter(search_pending=True).exists()
     if connection.vendor == "postgresql":
