@@ -170,7 +170,11 @@ class CategoryFilter(django_filters.Filter):
     def filter(self, qs, value):
         if not value:
             return qs
-        return qs.filter(id__in=PaperCategory.objects.filter(category__in=value).values("paper_id"))
+        # EXISTS, not IN: the same plans for lists, but combined with the HF
+        # filter PostgreSQL then counts from the few picked papers, probing
+        # each one's categories, instead of hashing every paper of a large
+        # category (cs.LG & hf=1 at a million papers: 88 -> 24 ms).
+        return qs.filter(Exists(PaperCategory.objects.filter(paper=OuterRef("pk"), category__in=value)))
 
 
 class IntegerFilter(django_filters.NumberFilter):
