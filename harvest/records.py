@@ -25,6 +25,12 @@ class VersionRecord:
     size: str = ""
     source_type: str = ""
 
+    def __reduce__(self):
+        # Records cross a pipe from the snapshot's reader process: rebuilt by
+        # the constructor, several times faster than the per-field state
+        # protocol dataclasses give slotted classes.
+        return VersionRecord, (self.number, self.submitted, self.size, self.source_type)
+
 
 @dataclass(slots=True)
 class PaperRecord:
@@ -45,9 +51,15 @@ class PaperRecord:
     published: datetime | None = None
     updated: datetime | None = None
 
+    def __reduce__(self):  # see VersionRecord.__reduce__
+        return PaperRecord, (
+            self.arxiv_id, self.title, self.abstract, self.authors, self.categories, self.comments,
+            self.journal_ref, self.doi, self.license, self.submitter, self.versions, self.published, self.updated,
+        )  # fmt: skip
+
     @property
     def latest_version(self) -> int:
-        return max((v.number for v in self.versions), default=1)
+        return max([v.number for v in self.versions], default=1)
 
 
 class MalformedRecord(ValueError):

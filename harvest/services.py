@@ -42,8 +42,10 @@ class UpsertResult:
         self.created_version_ids.extend(other.created_version_ids)
 
 
-def is_ai_related(categories: Iterable[str]) -> bool:
-    return not settings.PAPERTRAIL_AI_CATEGORIES.isdisjoint(categories)
+def is_ai_related(categories: Iterable[str], ai_categories: frozenset[str] | None = None) -> bool:
+    """`ai_categories`: settings.PAPERTRAIL_AI_CATEGORIES, read once per batch by the upsert."""
+    ai = settings.PAPERTRAIL_AI_CATEGORIES if ai_categories is None else ai_categories
+    return not ai.isdisjoint(categories)
 
 
 def _merge_duplicates(records: Iterable[PaperRecord]) -> list[PaperRecord]:
@@ -85,6 +87,7 @@ def paper_upsert_many(*, records: Iterable[PaperRecord], now: datetime | None = 
     if not batch:
         return result
     store = store_for_connection()
+    ai_categories = settings.PAPERTRAIL_AI_CATEGORIES
 
     existing = store.load_papers([r.arxiv_id for r in batch])
     known_versions = store.load_versions([p.pk for p in existing.values()])
@@ -98,18 +101,20 @@ def paper_upsert_many(*, records: Iterable[PaperRecord], now: datetime | None = 
     for record in batch:
         paper = existing.get(record.arxiv_id)
         if paper is None:
-            paper = _new_paper(record, now)
+            paper = _new_paper(record, now, ai_categories)
             new_papers.append(paper)
             relinks.append(paper)
-            pending_versions.extend((paper, _new_version(v, record, now)) for v in record.versions)
+            latest = record.latest_version
+            pending_versions.extend((paper, _new_version(v, record, latest, now)) for v in record.versions)
             continue
         have = known_versions.get(paper.pk, {})
         fresh = [v for v in record.versions if v.number not in have]
-        pending_versions.extend((paper, _new_version(v, record, now)) for v in fresh)
+        latest = record.latest_version
+        pending_versions.extend((paper, _new_version(v, record, latest, now)) for v in fresh)
         filled = _fill_latest_version_text(have, record)
         filled_versions.extend(filled)
         old_links = (paper.authors, paper.categories)
-        changed = _apply_record(paper, record, have, fresh)
+        changed = _apply_record(paper, record, have, fresh, ai_categories)
         if changed:
             changed_papers.append(paper)
             if (paper.authors, paper.categories) != old_links:
@@ -136,7 +141,7 @@ def paper_upsert_many(*, records: Iterable[PaperRecord], now: datetime | None = 
     return result
 
 
-def _new_paper(record: PaperRecord, now: datetime) -> PaperRow:
+def _new_paper(record: PaperRecord, now: datetime, ai_categories: frozenset[str]) -> PaperRow:
     versions = {v.number: v.submitted for v in record.versions}
     published, updated = _dates(versions, record)
     categories = record.categories
@@ -156,14 +161,16 @@ def _new_paper(record: PaperRecord, now: datetime) -> PaperRow:
         record.submitter,
         published,
         updated,
-        is_ai_related(categories),
+        is_ai_related(categories, ai_categories),
         record.latest_version,
         len(versions) or 1,
         True,  # search_pending: harvest.search_index adds it to the full-text index
     )
 
 
-def _apply_record(paper: PaperRow, record: PaperRecord, have: dict[int, VersionRow], fresh: list) -> bool:
+def _apply_record(
+    paper: PaperRow, record: PaperRecord, have: dict[int, VersionRow], fresh: list, ai_categories: frozenset[str]
+) -> bool:
     """Bring a known paper up to what the record says; True if anything changed."""
     before = paper.values()
     before_title, before_abstract = paper.title, paper.abstract
@@ -190,7 +197,7 @@ def _apply_record(paper: PaperRow, record: PaperRecord, have: dict[int, VersionR
     paper.updated = updated or paper.updated
     paper.latest_version = max(latest_known, paper.latest_version)
     paper.version_count = max(len(dates), paper.version_count)
-    paper.ai_related = is_ai_related(paper.categories)
+    paper.ai_related = is_ai_related(paper.categories, ai_categories)
     if (paper.title, paper.abstract) != (before_title, before_abstract):
         paper.search_pending = True
     return before != paper.values()
@@ -209,9 +216,10 @@ def _fill_latest_version_text(have: dict[int, VersionRow], record: PaperRecord) 
     return [version]
 
 
-def _new_version(version, record: PaperRecord, now: datetime) -> tuple:
-    """A new version row in _VERSION_FIELDS order, without its paper_id."""
-    if version.number == record.latest_version:
+def _new_version(version, record: PaperRecord, latest: int, now: datetime) -> tuple:
+    """A new version row in _VERSION_FIELDS order, without its paper_id;
+    `latest`: the record's latest version number (the one whose text it carries)."""
+    if version.number == latest:
         text = (record.title, record.abstract, ", ".join(record.authors), record.comments)
     else:
         text = ("", "", "", "")

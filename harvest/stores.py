@@ -9,6 +9,7 @@ write the same rows; tests/bench/ checks that they store identical libraries.
 from __future__ import annotations
 
 import json
+import operator
 from collections.abc import Iterable, Iterator, Sequence
 from datetime import datetime
 from typing import TypeVar
@@ -63,11 +64,23 @@ class PaperRow:
 
     def __init__(self, pk: int | None, arxiv_id: str, included_at: datetime, *values) -> None:
         self.pk, self.arxiv_id, self.included_at = pk, arxiv_id, included_at
-        for name, value in zip(_PAPER_FIELDS, values, strict=True):
-            setattr(self, name, value)
+        _set_fields(self, values)
 
     def values(self) -> tuple:
-        return tuple(getattr(self, name) for name in _PAPER_FIELDS)
+        return _get_fields(self)
+
+
+# Every field at once, in _PAPER_FIELDS order (a loop of setattr/getattr cost
+# 12 µs a paper at bulk speed).
+_get_fields = operator.attrgetter(*_PAPER_FIELDS)
+
+
+def _set_fields(row: PaperRow, values: tuple) -> None:
+    (
+        row.title, row.abstract, row.authors, row.categories, row.primary_category, row.comments, row.journal_ref,
+        row.doi, row.license, row.submitter, row.published, row.updated, row.ai_related, row.latest_version,
+        row.version_count, row.search_pending,
+    ) = values  # fmt: skip
 
 
 class VersionRow:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pickle
 from datetime import UTC, datetime
 
 import pytest
@@ -9,6 +10,7 @@ import pytest
 from harvest.models import Author, Authorship, Paper, PaperCategory, Version
 from harvest.records import MalformedRecord, PaperRecord, VersionRecord, split_arxiv_id, split_authors
 from harvest.services import paper_upsert_many
+from harvest.stores import _PAPER_FIELDS, PaperRow
 
 pytestmark = pytest.mark.django_db
 
@@ -119,3 +121,17 @@ def test_author_names_are_shared_across_papers_whatever_characters_they_hold():
         for arxiv_id in ("2611.00001", "2611.00002")
     }
     assert by_paper == {"2611.00001": [odd, "Alan Turing"], "2611.00002": ["Alan Turing", odd, "Grace Hopper"]}
+
+
+def test_a_paper_row_sets_and_reads_its_fields_in_the_stores_column_order():
+    row = PaperRow(1, "2611.00001", V1, *_PAPER_FIELDS)
+
+    assert row.values() == _PAPER_FIELDS
+    assert all(getattr(row, name) == name for name in _PAPER_FIELDS)
+
+
+def test_records_survive_the_pipe_from_the_snapshot_reader_process():
+    original = record(versions=(V1, V2))
+    original.published, original.comments = V1, "12 pages"
+
+    assert pickle.loads(pickle.dumps(original)) == original  # noqa: S301 (its own bytes)
