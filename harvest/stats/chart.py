@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from datetime import date, datetime, time, timedelta
 
 from django.core.cache import cache
-from django.db.models import Count, F
+from django.db.models import Count, Exists, F, OuterRef
 from django.db.models.functions import TruncDate
 
 from harvest.models import Paper, Version
@@ -65,15 +65,28 @@ def _count(*, since: date, until: datetime, zone) -> dict[date, DayPoint]:
         .annotate(n=Count("id"))
         .values_list("day", "n")
     )
-    revisions = dict(
-        Version.objects.filter(discovered_at__gte=start, discovered_at__lte=until)
-        .annotate(day=TruncDate("discovered_at", tzinfo=zone), paper_day=TruncDate("paper__included_at", tzinfo=zone))
-        .filter(paper_day__lt=F("day"))
-        .values("day")
-        .annotate(n=Count("id"))
-        .values_list("day", "n")
-    )
     days = (until.astimezone(zone).date() - since).days + 1
+    if days == 1:
+        # Only today (the cached overview's usual case): versions found today
+        # of papers not included since today began, counted against the few
+        # hundred papers included today instead of probing each version's paper.
+        included_today = Paper.objects.filter(pk=OuterRef("paper_id"), included_at__gte=start)
+        revisions = {
+            since: Version.objects.filter(discovered_at__gte=start, discovered_at__lte=until)
+            .exclude(Exists(included_today))
+            .count()
+        }
+    else:
+        revisions = dict(
+            Version.objects.filter(discovered_at__gte=start, discovered_at__lte=until)
+            .annotate(
+                day=TruncDate("discovered_at", tzinfo=zone), paper_day=TruncDate("paper__included_at", tzinfo=zone)
+            )
+            .filter(paper_day__lt=F("day"))
+            .values("day")
+            .annotate(n=Count("id"))
+            .values_list("day", "n")
+        )
     points = {}
     for offset in range(days):
         day = since + timedelta(days=offset)

@@ -16,6 +16,8 @@ pytestmark = pytest.mark.django_db
 NOW = f.NOW
 START = NOW - timedelta(hours=24)
 TINY = timedelta(microseconds=1)
+# The current window's revisions are counted by a cheaper query (overview.window_counts); same definitions.
+CURRENT_OR_ANY = pytest.mark.parametrize("current", [False, True], ids=["any-window", "current-window"])
 
 
 def test_window_is_the_24_hours_ending_now():
@@ -24,55 +26,61 @@ def test_window_is_the_24_hours_ending_now():
     assert window.end_param == "2026-11-13T08:31:00"
 
 
-def test_papers_exactly_at_both_edges_are_new_and_just_outside_are_not():
+@CURRENT_OR_ANY
+def test_papers_exactly_at_both_edges_are_new_and_just_outside_are_not(current):
     f.store(f.record("2611.00001"), at=START)
     f.store(f.record("2611.00002"), at=NOW)
     f.store(f.record("2611.00003"), at=START - TINY)
     f.store(f.record("2611.00004"), at=NOW + TINY)
-    counts = window_counts(current_window(NOW))
+    counts = window_counts(current_window(NOW), current=current)
     assert counts.new_papers == 2
 
 
-def test_a_paper_included_long_after_its_v1_date_counts_as_new():
+@CURRENT_OR_ANY
+def test_a_paper_included_long_after_its_v1_date_counts_as_new(current):
     f.store(
         f.record("1901.00001", first_submitted=datetime(2019, 1, 2, tzinfo=UTC), versions=2),
         at=NOW - timedelta(hours=3),
     )
-    counts = window_counts(current_window(NOW))
+    counts = window_counts(current_window(NOW), current=current)
     assert (counts.new_papers, counts.revisions) == (1, 0)
 
 
-def test_a_new_version_of_a_paper_included_in_the_same_window_is_new_not_a_revision():
+@CURRENT_OR_ANY
+def test_a_new_version_of_a_paper_included_in_the_same_window_is_new_not_a_revision(current):
     f.store(f.record("2611.00010", versions=1), at=NOW - timedelta(hours=20))
     f.store(f.record("2611.00010", versions=2), at=NOW - timedelta(hours=2))
-    counts = window_counts(current_window(NOW))
+    counts = window_counts(current_window(NOW), current=current)
     assert (counts.new_papers, counts.revisions) == (1, 0)
 
 
-def test_new_versions_of_papers_already_in_the_library_are_revisions_counted_per_version():
+@CURRENT_OR_ANY
+def test_new_versions_of_papers_already_in_the_library_are_revisions_counted_per_version(current):
     f.store(f.record("2611.00020", versions=1), at=START - timedelta(days=3))
     f.store(f.record("2611.00020", versions=3), at=NOW - timedelta(hours=1))  # v2 and v3 arrive
     f.store(f.record("2611.00021", versions=1), at=START - TINY)
     f.store(f.record("2611.00021", versions=2), at=START)  # at the start edge: inside
     f.store(f.record("2611.00022", versions=1), at=START - timedelta(days=1))
     f.store(f.record("2611.00022", versions=2), at=START - TINY)  # just before the window
-    counts = window_counts(current_window(NOW))
+    counts = window_counts(current_window(NOW), current=current)
     assert (counts.new_papers, counts.revisions) == (0, 3)
 
 
-def test_a_paper_included_exactly_at_the_start_is_new_so_its_later_version_is_not_a_revision():
+@CURRENT_OR_ANY
+def test_a_paper_included_exactly_at_the_start_is_new_so_its_later_version_is_not_a_revision(current):
     f.store(f.record("2611.00030", versions=1), at=START)
     f.store(f.record("2611.00030", versions=2), at=NOW)
-    counts = window_counts(current_window(NOW))
+    counts = window_counts(current_window(NOW), current=current)
     assert (counts.new_papers, counts.revisions) == (1, 0)
 
 
-def test_ai_related_is_the_subset_of_new_papers_in_ai_categories():
+@CURRENT_OR_ANY
+def test_ai_related_is_the_subset_of_new_papers_in_ai_categories(current):
     f.store(f.record("2611.00040", categories=["cs.CL"]), at=NOW - timedelta(hours=1))
     f.store(f.record("2611.00041", categories=["math.CO", "stat.ML"]), at=NOW - timedelta(hours=1))
     f.store(f.record("2611.00042", categories=["cs.DS"]), at=NOW - timedelta(hours=1))
     f.store(f.record("2611.00043", categories=["cs.AI"]), at=START - timedelta(hours=1))
-    counts = window_counts(current_window(NOW))
+    counts = window_counts(current_window(NOW), current=current)
     assert (counts.new_papers, counts.new_ai) == (3, 2)
 
 
