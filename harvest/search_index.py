@@ -16,6 +16,9 @@ pass only clears the flags.
 
 from __future__ import annotations
 
+import contextlib
+import os
+import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -47,6 +50,7 @@ class IndexResult:
     papers: int = 0
     batches: int = 0
     seconds: float = 0.0
+    error: Exception | None = None
 
     @property
     def rate(self) -> float:
@@ -59,9 +63,18 @@ def pending_count() -> int:
 
 
 def index_pending_papers(
-    *, batch_size: int = BATCH_SIZE, progress: Callable[[IndexResult], None] | None = None
+    *,
+    batch_size: int = BATCH_SIZE,
+    workers: int | None = None,
+    progress: Callable[[IndexResult], None] | None = None,
 ) -> IndexResult:
-    """Index every pending paper, one transaction per batch; returns how many."""
+    """Index every pending paper, one transaction per batch; returns how many.
+
+    The work is PostgreSQL's (the text search parser runs in the backend), so
+    `workers` connections (default: one per core, at most four) index
+    batches side by side, each on a core. Called inside a transaction, the
+    pass runs on the caller's connection alone: other connections would not
+    see what that transaction stored."""
     result = IndexResult()
     started = time.monotonic()
     if connection.vendor != "postgresql":
@@ -71,16 +84,47 @@ def index_pending_papers(
         if progress is not None and result.papers:
             progress(result)
         return result
+    workers = workers or min(os.cpu_count() or 1, 4)
+    if workers == 1 or connection.in_atomic_block:
+        _index_batches(batch_size, result, started, progress)
+    else:
+        counted = threading.Lock()
+        threads = [
+            threading.Thread(
+                target=_index_in_thread, args=(batch_size, result, started, progress, counted), name=f"search-index-{n}"
+            )
+            for n in range(workers)
+        ]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        if result.error is not None:
+            raise result.error
+    result.seconds = time.monotonic() - started
+    return result
+
+
+def _index_batches(batch_size: int, result: IndexResult, started: float, progress, counted=None) -> None:
+    """Batches until none is left (or the others hold the rest), on this thread's connection."""
     while True:
         with transaction.atomic(), connection.cursor() as cursor:
             cursor.execute(_INDEX_BATCH, [batch_size])
             indexed = cursor.rowcount
         if indexed <= 0:
-            break
-        result.papers += indexed
-        result.batches += 1
-        result.seconds = time.monotonic() - started
-        if progress is not None:
-            progress(result)
-    result.seconds = time.monotonic() - started
-    return result
+            return
+        with counted or contextlib.nullcontext():
+            result.papers += indexed
+            result.batches += 1
+            result.seconds = time.monotonic() - started
+            if progress is not None:
+                progress(result)
+
+
+def _index_in_thread(batch_size: int, result: IndexResult, started: float, progress, counted) -> None:
+    try:
+        _index_batches(batch_size, result, started, progress, counted)
+    except Exception as exc:  # raised by the caller once every thread is done
+        result.error = exc
+    finally:
+        connection.close()  # this thread's own connection

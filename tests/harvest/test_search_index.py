@@ -5,6 +5,8 @@ what it said before."""
 
 from __future__ import annotations
 
+import threading
+
 import pytest
 from django.core.management import call_command
 from django.db import connection
@@ -95,3 +97,19 @@ def test_the_offline_bundle_is_searchable_when_the_command_ends():
         with connection.cursor() as cursor:
             cursor.execute("SELECT count(*) FROM harvest_paper WHERE search_vector IS NULL")
             assert cursor.fetchone()[0] == 0
+
+
+@pytest.mark.django_db(transaction=True)
+def test_outside_a_transaction_several_connections_share_the_pass():
+    records = [record(f"2611.{n:05d}", title=f"Paper about topic{n % 7}") for n in range(700, 760)]
+    paper_upsert_many(records=records, now=NOW)
+    threads_before = threading.active_count()
+
+    result = index_pending_papers(batch_size=7, workers=3)
+
+    assert result.papers == 60
+    assert pending_count() == 0
+    assert threading.active_count() == threads_before
+    if connection.vendor == "postgresql":
+        assert result.batches >= 9  # 60 papers in batches of at most 7, whichever connection took them
+        assert sorted(found("topic3")) == [r.arxiv_id for r in records if r.title.endswith("topic3")]
