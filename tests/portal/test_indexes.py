@@ -68,7 +68,8 @@ def test_stored_search_vector_follows_title_and_abstract_edits():
         ("q=graph", "paper_search_vector_idx"),
         ("category=cs.LG", "papercategory_category_idx"),
         ("author=Ada+Lovelace", "author_name_upper_idx"),
-        ("hf=1", "Index Cond: (paper_id = harvest_paper.id)"),  # the foreign-key index of the picks
+        # the picks' foreign-key index from each paper, or each pick's paper by primary key
+        ("hf=1", "Index Cond: (paper_id = harvest_paper.id)|Index Cond: (id = u0.paper_id)"),
     ],
 )
 def test_every_sort_and_filter_can_use_an_index(params, index):
@@ -77,7 +78,8 @@ def test_every_sort_and_filter_can_use_an_index(params, index):
         assert PaperFilterSet(QueryDict(params)).is_valid()
         return
     f.store(f.record("2611.00401", authors=["Ada Lovelace"]), at=timezone.now())
-    assert index in plan(params)
+    text = plan(params)
+    assert any(option in text for option in index.split("|")), text
 
 
 def test_keyset_pages_resume_through_the_index_not_an_offset():
