@@ -221,3 +221,30 @@ def test_the_count_line_of_a_ranked_search_comes_from_finding_its_candidates(cli
     assert not [q for q in queries.captured_queries if q["sql"].startswith("SELECT COUNT(*)")]
     monkeypatch.setattr(pagination, "COUNT_CAP", 1000)
     assert 'data-count="10"' in count_line(client.get("/papers/", {"q": "walks"}))
+
+
+@pytest.mark.skipif(connection.vendor != "postgresql", reason="ranking is PostgreSQL's")
+def test_the_update_time_bound_is_kept_and_stays_correct_as_papers_arrive(monkeypatch, django_assert_num_queries):
+    walks = walks_library()
+    monkeypatch.setattr(pagination, "RANK_CANDIDATES", 3)
+    monkeypatch.setattr(pagination, "BOUND_MARGIN", 1.5)
+    monkeypatch.setattr(pagination, "_planned_rows", lambda queryset: 10)
+    monkeypatch.setattr(pagination, "_library_size", lambda: 40)
+
+    def newest() -> list[str]:
+        filterset = PaperFilterSet(QueryDict("q=walks"))
+        assert filterset.is_valid()
+        page = pagination.keyset_page(filterset.qs, sort=filterset.chosen_sort, cursor=None, size=20)
+        return sorted(p.arxiv_id for p in page.papers)
+
+    assert newest() == sorted(walks[:3])
+    bound = pagination._updated_at_depth(18)
+    with django_assert_num_queries(0):
+        assert pagination._updated_at_depth(18) == bound  # kept, not walked again
+    # Newer matches arrive: the kept bound holds them too, so they are the candidates now.
+    later = datetime(2026, 3, 1, tzinfo=UTC)
+    f.store(
+        *(f.record(f"2603.{n:05d}", abstract="On walks.", first_submitted=later + timedelta(days=n)) for n in (1, 2)),
+        at=timezone.now(),
+    )
+    assert newest() == sorted(["2603.00001", "2603.00002", walks[0]])
