@@ -1,0 +1,107 @@
+"""The paper card, built in Python (harvest.templatetags.portal.paper_card):
+what it shows for each kind of paper, in both languages, with every harvested
+value escaped."""
+
+import re
+from datetime import timedelta
+
+import pytest
+from django.utils import timezone, translation
+
+from harvest.selectors import briefing_cards, paper_cards
+from harvest.stats.windows import current_window
+from harvest.templatetags.portal import paper_card
+from tests.portal import factories as f
+
+pytestmark = pytest.mark.django_db
+
+
+def card_of(arxiv_id: str) -> str:
+    return str(paper_card(paper_cards([f.paper(arxiv_id)])[0]))
+
+
+def test_a_new_paper_card_links_its_authors_categories_and_arxiv():
+    f.store(
+        f.record("2611.00001", title="Graphs", abstract="Line one.\nLine two.", categories=["cs.DS", "math.CO"]),
+        at=timezone.now(),
+    )
+    with translation.override("zh-hans"):
+        html = card_of("2611.00001")
+    assert html.startswith('\n<article class="paper-card" data-arxiv-id="2611.00001">')
+    assert '<span class="badge">新论文 · v1</span>' in html
+    assert '<a href="/papers/2611.00001/">arXiv:2611.00001</a>' in html
+    assert '<h3 class="paper-card__title tex"><a href="/papers/2611.00001/">Graphs</a></h3>' in html
+    assert (
+        '<p class="paper-card__authors"><a href="/papers/?author=Ada%20Lovelace">Ada Lovelace</a>, '
+        '<a href="/papers/?author=Alan%20Turing">Alan Turing</a></p>'
+    ) in html
+    assert '<p class="tex">Line one.<br>Line two.</p>' in html
+    assert (
+        '<ul class="categories"><li class="primary"><a href="/papers/?category=cs.DS">cs.DS</a></li>'
+        '<li><a href="/papers/?category=math.CO">math.CO</a></li></ul>'
+    ) in html
+    assert '<a href="https://arxiv.org/abs/2611.00001" rel="noopener noreferrer">' in html
+    assert '<a href="https://arxiv.org/pdf/2611.00001" rel="noopener noreferrer">PDF</a>' in html
+    assert "badge--ai" not in html and "badge--hf" not in html and "Hugging Face" not in html
+
+
+def test_a_revised_ai_paper_with_picks_and_many_authors_in_english():
+    f.store(
+        f.record("2611.00002", versions=3, authors=[f"Author {n}" for n in range(15)], categories=["cs.LG"]),
+        at=timezone.now(),
+    )
+    hf = f.source("hf_daily")
+    f.pick(f.paper("2611.00002"), hf, upvotes=42, url="https://huggingface.co/papers/2611.00002")
+    with translation.override("en"):
+        html = card_of("2611.00002")
+    assert '<span class="badge badge--revision">Revision · v3</span>' in html
+    assert '<span class="badge badge--ai">AI-related</span>' in html
+    assert '<span class="badge badge--hf">HF pick ▲42</span>' in html
+    assert html.count("?author=") == 12
+    assert "Author 11</a> and 3 more</p>" in html
+    assert (
+        '<a href="https://huggingface.co/papers/2611.00002" rel="noopener noreferrer nofollow">Hugging Face</a>' in html
+    )
+    assert "Original abstract" in html and "arXiv abstract" in html
+
+
+def test_harvested_values_are_escaped_and_only_http_links_are_kept():
+    f.store(
+        f.record(
+            "2611.00003",
+            title='<script>alert("t")</script>',
+            abstract="a < b & 'c'",
+            authors=['Eve "<b>"'],
+            categories=["cs.CR"],
+        ),
+        at=timezone.now(),
+    )
+    f.pick(f.paper("2611.00003"), f.source("hf_daily"), url="javascript:alert(1)")
+    html = card_of("2611.00003")
+    assert "<script>" not in html and "<b>" not in html
+    assert "&lt;script&gt;alert(&quot;t&quot;)&lt;/script&gt;" in html
+    assert "a &lt; b &amp; &#x27;c&#x27;" in html
+    assert '?author=Eve%20%22%3Cb%3E%22">Eve &quot;&lt;b&gt;&quot;</a>' in html
+    assert "javascript:" not in html
+
+
+def test_a_briefing_card_shows_what_the_window_brought_with_each_reading():
+    now = timezone.now().replace(microsecond=0)
+    f.store(f.record("2611.00004", versions=1), at=now - timedelta(days=3))
+    f.store(f.record("2611.00004", versions=3), at=now - timedelta(hours=1))
+    for number in (2, 3):
+        f.reading(f.version("2611.00004", number), written_at=now - timedelta(minutes=30))
+    window = current_window(now)
+    revisions = briefing_cards(kind="revisions", window=window, papers=[f.paper("2611.00004")])
+    html = str(paper_card(revisions[0]))
+    assert '<a href="/papers/2611.00004/#v2">v2</a>, <a href="/papers/2611.00004/#v3">v3</a></p>' in html
+    readings = briefing_cards(kind="readings", window=window, papers=[f.paper("2611.00004")])
+    html = str(paper_card(readings[0]))
+    assert re.findall(r'<p class="note">v(\d)</p>\s*<section class="guided-reading"', html) == ["2", "3"]
+
+
+def test_pages_show_one_card_per_paper(client):
+    f.store(*(f.record(f"2611.{n:05d}") for n in range(10, 13)), at=timezone.now())
+    for url in ("/", "/papers/"):
+        page = client.get(url).content.decode()
+        assert page.count('<article class="paper-card"') == 3
