@@ -22,8 +22,10 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from datetime import datetime, timedelta
 
 from django.db import connection, transaction
+from django.utils import timezone
 
 from harvest.models import Paper
 
@@ -55,6 +57,34 @@ class IndexResult:
     @property
     def rate(self) -> float:
         return self.papers / self.seconds if self.seconds else 0.0
+
+
+# Beat runs a pass every five minutes and every harvest queues one: papers
+# waiting longer than three missed passes mean no worker is indexing.
+STALLED_AFTER = timedelta(minutes=15)
+
+
+@dataclass(frozen=True)
+class IndexStatus:
+    """What the sources page says about the full-text index."""
+
+    pending: int
+    oldest_waiting_since: datetime | None  # when the longest-waiting paper was stored
+    stalled: bool
+
+
+def index_status(now: datetime | None = None) -> IndexStatus:
+    """Two reads of the partial index: how many papers wait, and since when the first one."""
+    now = now or timezone.now()
+    pending = pending_count()
+    oldest = None
+    if pending:
+        oldest = Paper.objects.filter(search_pending=True).order_by("id").values_list("included_at", flat=True).first()
+    return IndexStatus(
+        pending=pending,
+        oldest_waiting_since=oldest,
+        stalled=oldest is not None and now - oldest > STALLED_AFTER,
+    )
 
 
 def pending_count() -> int:

@@ -166,14 +166,18 @@ def paper_card(card) -> SafeString:
     detail_url = e(reverse("portal:paper_detail", args=[paper.arxiv_id]))
     list_url = e(reverse("portal:paper_list"))
     arxiv_id = e(paper.arxiv_id)
+    # Messages are looked up outside the f-strings: makemessages (xgettext)
+    # does not read calls inside an f-string's braces.
     if card.is_revision:
-        badge = f'<span class="badge badge--revision">{e(_("Revision"))} · v{paper.latest_version}</span>'
+        revision = e(_("Revision"))
+        badge = f'<span class="badge badge--revision">{revision} · v{paper.latest_version}</span>'
     else:
-        badge = f'<span class="badge">{e(_("New paper"))} · v{paper.latest_version}</span>'
-    ai = f'<span class="badge badge--ai">{e(_("AI-related"))}</span>' if paper.ai_related else ""
-    hf = (
-        f'<span class="badge badge--hf">{e(_("HF pick ▲%(n)s") % {"n": card.top_upvotes})}</span>' if card.picks else ""
-    )
+        new_paper = e(_("New paper"))
+        badge = f'<span class="badge">{new_paper} · v{paper.latest_version}</span>'
+    ai_related = e(_("AI-related"))
+    ai = f'<span class="badge badge--ai">{ai_related}</span>' if paper.ai_related else ""
+    hf_pick = e(_("HF pick ▲%(n)s") % {"n": card.top_upvotes})
+    hf = f'<span class="badge badge--hf">{hf_pick}</span>' if card.picks else ""
     authors = paper.authors or []
     names = ", ".join(
         f'<a href="{list_url}?author={e(quote(name, safe="/"))}">{e(name)}</a>' for name in authors[:_CARD_AUTHORS]
@@ -183,7 +187,8 @@ def paper_card(card) -> SafeString:
     window = ""
     if card.window_versions:
         links = ", ".join(f'<a href="{detail_url}#v{n}">v{n}</a>' for n in card.window_versions)
-        window = f'<p class="note">{e(_("New in this window"))}: {links}</p>'
+        new_in_window = e(_("New in this window"))
+        window = f'<p class="note">{new_in_window}: {links}</p>'
     reading_template = get_template("digests/_reading.html")
     if card.window_readings:
         readings = "".join(
@@ -205,6 +210,8 @@ def paper_card(card) -> SafeString:
         if url
     )
     abstract = linebreaksbr(paper.abstract, autoescape=True)
+    updated, included = e(_("updated")), e(_("included"))
+    original_abstract, arxiv_abstract = e(_("Original abstract")), e(_("arXiv abstract"))
     return SafeString(
         f'\n<article class="paper-card" data-arxiv-id="{arxiv_id}">\n'
         '  <p class="paper-card__meta">\n'
@@ -212,20 +219,20 @@ def paper_card(card) -> SafeString:
         f'    <a href="{detail_url}">arXiv:{arxiv_id}</a>\n'
         f"    {ai}\n"
         f"    {hf}\n"
-        f'    <span class="muted">{e(_("updated"))} {e(bjt(paper.updated, "date"))} · '
-        f"{e(_('included'))} {e(bjt(paper.included_at))}</span>\n"
+        f'    <span class="muted">{updated} {e(bjt(paper.updated, "date"))} · '
+        f"{included} {e(bjt(paper.included_at))}</span>\n"
         "  </p>\n"
         f'  <h3 class="paper-card__title tex"><a href="{detail_url}">{e(paper.title)}</a></h3>\n'
         f'  <p class="paper-card__authors">{names}</p>\n'
         '  <div class="abstract">\n'
-        f"    <h4>{e(_('Original abstract'))}</h4>\n"
+        f"    <h4>{original_abstract}</h4>\n"
         f'    <p class="tex">{abstract}</p>\n'
         "  </div>\n"
         f"  {window}\n"
         f"  {readings}\n"
         f'  <ul class="categories">{categories}</ul>\n'
         '  <p class="links">\n'
-        f'    <a href="{e(paper.abs_url)}" rel="noopener noreferrer">{e(_("arXiv abstract"))}</a>\n'
+        f'    <a href="{e(paper.abs_url)}" rel="noopener noreferrer">{arxiv_abstract}</a>\n'
         f'    <a href="{e(paper.pdf_url)}" rel="noopener noreferrer">PDF</a>\n'
         f"    {hf_links}\n"
         "  </p>\n"

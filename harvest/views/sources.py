@@ -1,4 +1,5 @@
-"""`/sources/`: the progress and health of every source, and of guided readings."""
+"""`/sources/`: the progress and health of every source, of the full-text
+index that follows the harvest, and of guided readings."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ from django.shortcuts import render
 from django.views.decorators.http import require_GET
 
 from digests.selectors import llm_status
+from harvest.search_index import index_status
 from harvest.selectors import source_progress_list
 
 
@@ -20,5 +22,6 @@ def sources(request: HttpRequest) -> HttpResponse:
             "progress": progress,
             "failing": [item for item in progress if item.is_failing],
             "llm_status": llm_status(),
+            "search_index": index_status(),
         },
     )

@@ -5,6 +5,9 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
+from harvest.search_index import STALLED_AFTER, index_pending_papers
+from harvest.services import paper_upsert_many
+from harvest.templatetags.portal import bjtz
 from papertrail.schedules import next_runs
 from tests.portal import factories as f
 
@@ -80,3 +83,32 @@ def test_sources_page_query_count_is_fixed(client, sources, django_assert_max_nu
     with django_assert_max_num_queries(8):
         response = client.get("/sources/")
     assert response.status_code == 200
+
+
+def search_block(page: str) -> str:
+    return page.split('data-block="search-index"', 1)[1].split("</section>", 1)[0]
+
+
+def test_the_full_text_index_is_up_to_date_or_says_how_many_papers_wait(client, sources):
+    f.store(f.record("2611.00901"), at=timezone.now())  # stored and indexed, as after a harvest's pass
+    assert "所有已收录的论文均可被全文检索。" in search_block(client.get("/sources/").content.decode())
+
+    stored = timezone.now() - timedelta(minutes=2)
+    paper_upsert_many(records=[f.record("2611.00902"), f.record("2611.00903")], now=stored)
+    block = search_block(client.get("/sources/").content.decode())
+
+    assert "2 篇已收录的论文等待加入全文索引" in block
+    assert bjtz(stored) in block
+    assert 'role="alert"' not in block  # a pass is due within minutes
+
+
+def test_papers_waiting_longer_than_three_missed_passes_raise_an_alert(client, sources):
+    stored = timezone.now() - STALLED_AFTER - timedelta(minutes=1)
+    paper_upsert_many(records=[f.record("2611.00911")], now=stored)
+
+    block = search_block(client.get("/sources/").content.decode())
+
+    assert '<div class="banner" role="alert">全文索引滞后' in block
+    assert "请检查 Celery worker 和 beat 是否在运行" in block
+    index_pending_papers()
+    assert 'role="alert"' not in search_block(client.get("/sources/").content.decode())
