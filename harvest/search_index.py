@@ -39,8 +39,9 @@ SEARCH_VECTOR_SQL = (
 )
 
 # One batch of the pass. SKIP LOCKED lets two passes share the work instead
-# of queueing on each other's rows. A writer that changes a paper's text while it is being indexed waits for the
-# row and sets `search_pending` again (harvest.stores), so nothing is lost.
+# of queueing on each other's rows. A writer that changes a paper's text while
+# it is being indexed waits for the row and sets `search_pending` again
+# (harvest.stores), so nothing is lost.
 _INDEX_BATCH = f"""
 UPDATE harvest_paper SET search_vector = {SEARCH_VECTOR_SQL}, search_pending = false
 WHERE id IN (SELECT id FROM harvest_paper WHERE search_pending ORDER BY id LIMIT %s FOR UPDATE SKIP LOCKED)
