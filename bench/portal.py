@@ -117,17 +117,15 @@ def search_matches(scenario_list: list[Scenario]) -> dict[str, int]:
     return matches
 
 
-def time_in_process(scenario: Scenario, runs: int) -> dict:
+def _timed_runs(scenario: Scenario, runs: int, get) -> tuple[float, list[float], set[int]]:
+    """One untimed-as-warm request, then `runs` timed ones, rotating over the
+    scenario's URLs: (first ms, timings in ms, status codes). The stats cache is
+    emptied or refreshed before each request where the scenario says so."""
     from django.core.cache import cache
-    from django.db import connection
-    from django.test import Client
-    from django.test.utils import CaptureQueriesContext
 
     from harvest.stats.overview import CACHE_KEY, refresh_overview_stats
 
-    client = Client()
-    timings, statuses = [], set()
-    first = None
+    first, timings, statuses = 0.0, [], set()
     for run in range(runs + 1):
         url = scenario.urls[run % len(scenario.urls)]
         if scenario.clear_cache:
@@ -135,13 +133,26 @@ def time_in_process(scenario: Scenario, runs: int) -> dict:
         if scenario.refresh:
             refresh_overview_stats()
         started = time.perf_counter()
-        response = client.get(url)
+        response = get(url)
         elapsed = (time.perf_counter() - started) * 1000
         statuses.add(response.status_code)
         if run == 0:
             first = elapsed
         else:
             timings.append(elapsed)
+    return first, timings, statuses
+
+
+def time_in_process(scenario: Scenario, runs: int) -> dict:
+    from django.core.cache import cache
+    from django.db import connection
+    from django.test import Client
+    from django.test.utils import CaptureQueriesContext
+
+    from harvest.stats.overview import CACHE_KEY
+
+    client = Client()
+    first, timings, statuses = _timed_runs(scenario, runs, client.get)
     if scenario.clear_cache:
         cache.delete(CACHE_KEY)
     with CaptureQueriesContext(connection) as queries:
@@ -172,24 +183,9 @@ def time_stats_task(runs: int) -> dict:
 
 def time_http(base: str, scenario: Scenario, runs: int) -> dict:
     import requests
-    from django.core.cache import cache
-
-    from harvest.stats.overview import CACHE_KEY, refresh_overview_stats
 
     session = requests.Session()
-    timings, statuses = [], set()
-    for run in range(runs + 1):
-        url = scenario.urls[run % len(scenario.urls)]
-        if scenario.clear_cache:
-            cache.delete(CACHE_KEY)
-        if scenario.refresh:
-            refresh_overview_stats()
-        started = time.perf_counter()
-        response = session.get(base + url, timeout=60)
-        elapsed = (time.perf_counter() - started) * 1000
-        statuses.add(response.status_code)
-        if run:
-            timings.append(elapsed)
+    _, timings, statuses = _timed_runs(scenario, runs, lambda url: session.get(base + url, timeout=60))
     return {"p50_ms": percentile(timings, 0.5), "p95_ms": percentile(timings, 0.95), "statuses": sorted(statuses)}
 
 

@@ -42,10 +42,9 @@ class UpsertResult:
         self.created_version_ids.extend(other.created_version_ids)
 
 
-def is_ai_related(categories: Iterable[str], ai_categories: frozenset[str] | None = None) -> bool:
+def is_ai_related(categories: Iterable[str], ai_categories: frozenset[str]) -> bool:
     """`ai_categories`: settings.PAPERTRAIL_AI_CATEGORIES, read once per batch by the upsert."""
-    ai = settings.PAPERTRAIL_AI_CATEGORIES if ai_categories is None else ai_categories
-    return not ai.isdisjoint(categories)
+    return not ai_categories.isdisjoint(categories)
 
 
 def _merge_duplicates(records: Iterable[PaperRecord]) -> list[PaperRecord]:
@@ -100,16 +99,15 @@ def paper_upsert_many(*, records: Iterable[PaperRecord], now: datetime | None = 
 
     for record in batch:
         paper = existing.get(record.arxiv_id)
+        latest = record.latest_version
         if paper is None:
             paper = _new_paper(record, now, ai_categories)
             new_papers.append(paper)
             relinks.append(paper)
-            latest = record.latest_version
             pending_versions.extend((paper, _new_version(v, record, latest, now)) for v in record.versions)
             continue
         have = known_versions.get(paper.pk, {})
         fresh = [v for v in record.versions if v.number not in have]
-        latest = record.latest_version
         pending_versions.extend((paper, _new_version(v, record, latest, now)) for v in fresh)
         filled = _fill_latest_version_text(have, record)
         filled_versions.extend(filled)
