@@ -54,6 +54,7 @@ def _memory_summary(samples: list[tuple[int, int]]) -> dict:
 
 
 def ingest_oai(directory: Path) -> dict:
+    from harvest.pipeline import planned_ahead
     from harvest.readahead import read_ahead
     from harvest.services import UpsertResult, paper_upsert_many
     from harvest.sources.oai import parse_list_records
@@ -73,16 +74,17 @@ def ingest_oai(directory: Path) -> dict:
             yield page
 
     started = time.perf_counter()
-    with closing(read_ahead(parsed_pages(), name="bench-oai-reader")) as pages:
+    pages = read_ahead(parsed_pages(), name="bench-oai-reader")
+    with closing(planned_ahead(pages, records_of=lambda page: page.records)) as planned:
         while True:
             mark = time.perf_counter()
-            page = next(pages, None)
+            page, plan = next(planned, (None, None))
             parsed = time.perf_counter()
             wait_seconds += parsed - mark
             if page is None:
                 break
             with transaction.atomic():
-                totals.add(paper_upsert_many(records=page.records))
+                totals.add(paper_upsert_many(records=page.records, plan=plan))
             upsert_seconds += time.perf_counter() - parsed
             records += len(page.records)
             skipped += page.skipped

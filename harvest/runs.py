@@ -19,8 +19,9 @@ from django.utils import timezone
 
 from harvest import locks
 from harvest.models import HarvestRun, Source
+from harvest.pipeline import planned_ahead
 from harvest.readahead import read_ahead
-from harvest.services import community_pick_upsert_many, paper_upsert_many
+from harvest.services import UpsertPlan, community_pick_upsert_many, paper_upsert_many
 from harvest.signals import versions_created
 from harvest.sources.base import Page, SourceClient, Window
 from harvest.sources.http import SourceError
@@ -56,9 +57,9 @@ def _start_or_resume(source: Source, window: Window) -> HarvestRun:
     return HarvestRun.objects.create(source=source, checkpoint={"window": wanted, "resume": {}})
 
 
-def _store_page(source: Source, run: HarvestRun, page: Page, owner: str) -> None:
+def _store_page(source: Source, run: HarvestRun, page: Page, owner: str, plan: UpsertPlan | None) -> None:
     with transaction.atomic():
-        result = paper_upsert_many(records=page.records)
+        result = paper_upsert_many(records=page.records, plan=plan)
         new_picks = community_pick_upsert_many(source=source, picks=page.picks) if page.picks else 0
         run.pages += 1
         run.seen += len(page.records) + page.skipped + page.deleted
@@ -104,9 +105,10 @@ def harvest_source(
             )
             if client.pages_read_ahead:  # not hf_daily: its pages() asks the library
                 pages = read_ahead(pages, name=f"harvest-{slug}")
-            with closing(pages):
-                for page in pages:
-                    _store_page(source, run, page, owner)
+            planned = planned_ahead(pages, records_of=lambda page: page.records)
+            with closing(planned):
+                for page, plan in planned:
+                    _store_page(source, run, page, owner, plan)
                     if progress is not None:
                         progress(run, page)
         except SourceError as exc:

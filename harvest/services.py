@@ -47,7 +47,7 @@ def is_ai_related(categories: Iterable[str], ai_categories: frozenset[str]) -> b
     return not ai_categories.isdisjoint(categories)
 
 
-def _merge_duplicates(records: Iterable[PaperRecord]) -> list[PaperRecord]:
+def merge_duplicates(records: Iterable[PaperRecord]) -> list[PaperRecord]:
     """One record per paper: a page may list a paper twice; the record with the
     latest version wins and versions are pooled."""
     by_id: dict[str, PaperRecord] = {}
@@ -70,8 +70,81 @@ def _dates(versions: dict[int, datetime | None], record: PaperRecord) -> tuple[d
     return published, updated
 
 
+@dataclass(slots=True)
+class LibraryState:
+    """What the library held of a batch's papers when it was read: their rows,
+    their versions, and the store's stamp of those rows (see PostgresStore.stamps)."""
+
+    existing: dict[str, PaperRow]
+    known_versions: dict[int, dict[int, VersionRow]]
+    stamps: dict | None
+
+
+@dataclass
+class UpsertPlan:
+    """What one batch changes, decided from a LibraryState; written by `paper_upsert_many`."""
+
+    state: LibraryState
+    result: UpsertResult
+    new_papers: list[PaperRow] = field(default_factory=list)
+    changed_papers: list[PaperRow] = field(default_factory=list)
+    relinks: list[PaperRow] = field(default_factory=list)
+    pending_versions: list[tuple[PaperRow, tuple]] = field(default_factory=list)  # (paper, row without paper_id)
+    filled_versions: list[VersionRow] = field(default_factory=list)
+
+
+def read_library(store, batch: list[PaperRecord]) -> LibraryState:
+    existing, stamps = store.load_papers([r.arxiv_id for r in batch])
+    known_versions = store.load_versions([p.pk for p in existing.values()])
+    if stamps is not None:
+        stamps = {
+            arxiv_id: (stamp, max((v.pk for v in known_versions.get(existing[arxiv_id].pk, {}).values()), default=None))
+            for arxiv_id, stamp in stamps.items()
+        }
+    return LibraryState(existing, known_versions, stamps)
+
+
+def plan_upsert(
+    batch: list[PaperRecord], state: LibraryState, *, now: datetime, ai_categories: frozenset[str]
+) -> UpsertPlan:
+    """Decide what the (merged) batch changes in the library as `state` saw
+    it. Plain Python, no database: harvest/pipeline.py runs it in a thread
+    while the previous batch is written. Updates the rows of `state` in place."""
+    plan = UpsertPlan(state=state, result=UpsertResult(seen=len(batch)))
+    result, existing, known_versions = plan.result, state.existing, state.known_versions
+    for record in batch:
+        paper = existing.get(record.arxiv_id)
+        latest = record.latest_version
+        if paper is None:
+            paper = _new_paper(record, now, ai_categories)
+            plan.new_papers.append(paper)
+            plan.relinks.append(paper)
+            plan.pending_versions.extend((paper, _new_version(v, record, latest, now)) for v in record.versions)
+            continue
+        have = known_versions.get(paper.pk, {})
+        fresh = [v for v in record.versions if v.number not in have]
+        plan.pending_versions.extend((paper, _new_version(v, record, latest, now)) for v in fresh)
+        filled = _fill_latest_version_text(have, record)
+        plan.filled_versions.extend(filled)
+        old_links = (paper.authors, paper.categories)
+        changed = _apply_record(paper, record, have, fresh, ai_categories)
+        if changed:
+            plan.changed_papers.append(paper)
+            if (paper.authors, paper.categories) != old_links:
+                plan.relinks.append(paper)
+        if fresh:
+            result.new_versions += len(fresh)
+        elif changed or filled:
+            result.updated += 1
+        else:
+            result.unchanged += 1
+    return plan
+
+
 @transaction.atomic
-def paper_upsert_many(*, records: Iterable[PaperRecord], now: datetime | None = None) -> UpsertResult:
+def paper_upsert_many(
+    *, records: Iterable[PaperRecord], now: datetime | None = None, plan: UpsertPlan | None = None
+) -> UpsertResult:
     """Store what the records say, in bulk: new papers and new versions are
     inserted, known papers are updated only where something changed, and a
     record that brings nothing new writes nothing.
@@ -79,63 +152,43 @@ def paper_upsert_many(*, records: Iterable[PaperRecord], now: datetime | None = 
     A record that knows fewer versions than the library (an older snapshot, a
     source that lags) never rolls a paper back: its text is taken only when
     it describes the paper's latest version.
+
+    `plan`: the same records planned ahead (harvest/pipeline.py), outside this
+    transaction. It is written only if the library still holds what it was
+    planned from (the store's stamps of those papers, compared under the
+    write lock); otherwise, as without a plan, the batch is read and planned
+    here.
     """
-    now = now or timezone.now()
-    batch = _merge_duplicates(records)
-    result = UpsertResult(seen=len(batch))
-    if not batch:
-        return result
     store = store_for_connection()
-    ai_categories = settings.PAPERTRAIL_AI_CATEGORIES
+    store.lock()
+    if plan is None or not _still_current(store, plan):
+        batch = merge_duplicates(records)
+        if not batch:
+            return UpsertResult()
+        state = read_library(store, batch)
+        plan = plan_upsert(batch, state, now=(now or timezone.now()), ai_categories=settings.PAPERTRAIL_AI_CATEGORIES)
+    return _write(store, plan)
 
-    existing = store.load_papers([r.arxiv_id for r in batch])
-    known_versions = store.load_versions([p.pk for p in existing.values()])
 
-    new_papers: list[PaperRow] = []
-    changed_papers: list[PaperRow] = []
-    relinks: list[PaperRow] = []
-    pending_versions: list[tuple[PaperRow, tuple]] = []  # (paper, row without paper_id)
-    filled_versions: list[VersionRow] = []
+def _still_current(store, plan: UpsertPlan) -> bool:
+    batch_ids = [*plan.state.existing, *(p.arxiv_id for p in plan.new_papers)]
+    return store.stamps(batch_ids) == plan.state.stamps
 
-    for record in batch:
-        paper = existing.get(record.arxiv_id)
-        latest = record.latest_version
-        if paper is None:
-            paper = _new_paper(record, now, ai_categories)
-            new_papers.append(paper)
-            relinks.append(paper)
-            pending_versions.extend((paper, _new_version(v, record, latest, now)) for v in record.versions)
-            continue
-        have = known_versions.get(paper.pk, {})
-        fresh = [v for v in record.versions if v.number not in have]
-        pending_versions.extend((paper, _new_version(v, record, latest, now)) for v in fresh)
-        filled = _fill_latest_version_text(have, record)
-        filled_versions.extend(filled)
-        old_links = (paper.authors, paper.categories)
-        changed = _apply_record(paper, record, have, fresh, ai_categories)
-        if changed:
-            changed_papers.append(paper)
-            if (paper.authors, paper.categories) != old_links:
-                relinks.append(paper)
-        if fresh:
-            result.new_versions += len(fresh)
-        elif changed or filled:
-            result.updated += 1
-        else:
-            result.unchanged += 1
 
-    if new_papers:
-        store.insert_papers(new_papers)
-        result.new_papers = len(new_papers)
-    if changed_papers:
-        store.update_papers(changed_papers)
-    if filled_versions:
-        store.update_version_text(filled_versions)
-    if pending_versions:
-        result.created_version_ids = store.insert_versions([(paper.pk, *row) for paper, row in pending_versions])
-    if relinks:
-        new_ids = {paper.pk for paper in new_papers}
-        store.replace_links(relinks, known=[p.pk for p in relinks if p.pk not in new_ids])
+def _write(store, plan: UpsertPlan) -> UpsertResult:
+    result = plan.result
+    if plan.new_papers:
+        store.insert_papers(plan.new_papers)
+        result.new_papers = len(plan.new_papers)
+    if plan.changed_papers:
+        store.update_papers(plan.changed_papers)
+    if plan.filled_versions:
+        store.update_version_text(plan.filled_versions)
+    if plan.pending_versions:
+        result.created_version_ids = store.insert_versions([(paper.pk, *row) for paper, row in plan.pending_versions])
+    if plan.relinks:
+        new_ids = {paper.pk for paper in plan.new_papers}
+        store.replace_links(plan.relinks, known=[p.pk for p in plan.relinks if p.pk not in new_ids])
     return result
 
 

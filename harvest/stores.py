@@ -108,14 +108,20 @@ def link_rows(papers: list[PaperRow]) -> tuple[list[tuple[int, int, str]], list[
 class OrmStore:
     """The portable store (SQLite and any other backend), through the ORM."""
 
-    def load_papers(self, arxiv_ids: list[str]) -> dict[str, PaperRow]:
+    # No row stamps here: batches are never planned ahead (harvest/pipeline.py).
+    checks_stamps = False
+
+    def lock(self) -> None:
+        """SQLite writers already take turns (one writer at a time)."""
+
+    def load_papers(self, arxiv_ids: list[str]) -> tuple[dict[str, PaperRow], None]:
         existing = {}
         for ids in chunked(arxiv_ids, _IN_CHUNK):
             for row in Paper.objects.filter(arxiv_id__in=ids).values_list(
                 "pk", "arxiv_id", "included_at", *_PAPER_FIELDS
             ):
                 existing[row[1]] = PaperRow(*row)
-        return existing
+        return existing, None
 
     def load_versions(self, paper_ids: list[int]) -> dict[int, dict[int, VersionRow]]:
         known: dict[int, dict[int, VersionRow]] = {}
@@ -210,9 +216,10 @@ def _text_list(values: list[str]) -> tuple[str, list]:
 
 
 # The key of the transaction-level advisory lock every PostgreSQL upsert takes
-# before it reads the library ("PTup"): writers of papers, versions and
-# authors take turns, one transaction at a time, so what a batch read is still
-# true when it writes. That is what lets new rows go straight into their tables
+# before it reads the library, or checks that what it read ahead still holds
+# ("PTup"): writers of papers, versions and authors take turns, one
+# transaction at a time, so what a batch read is still true when it writes.
+# That is what lets new rows go straight into their tables
 # by COPY, with ids drawn from the tables' own sequences, instead of through
 # staging tables and INSERT ... ON CONFLICT (a third of the write time).
 # Batches are short (one page, one snapshot batch), and arXiv's sources are
@@ -261,19 +268,38 @@ class PostgresStore:
         self.cursor.execute("SELECT nextval(%s::regclass) FROM generate_series(1, %s)", [_SEQUENCES[table], count])
         return [row[0] for row in self.cursor.fetchall()]
 
-    def load_papers(self, arxiv_ids: list[str]) -> dict[str, PaperRow]:
+    checks_stamps = True
+
+    def lock(self) -> None:
         self.cursor.execute("SELECT pg_advisory_xact_lock(%s)", [_WRITE_LOCK])
+
+    def load_papers(self, arxiv_ids: list[str]) -> tuple[dict[str, PaperRow], dict[str, str]]:
+        """The stored rows of these papers, and the stamp (xmin) of each."""
         wanted, params = _text_list(arxiv_ids)
         self.cursor.execute(
-            f"SELECT id, {_PAPER_COLUMNS} FROM harvest_paper WHERE arxiv_id = ANY({wanted})",  # noqa: S608
+            f"SELECT id, {_PAPER_COLUMNS}, xmin::text FROM harvest_paper WHERE arxiv_id = ANY({wanted})",  # noqa: S608
             params,
         )
-        existing = {}
+        existing, stamps = {}, {}
         for row in self.cursor.fetchall():
-            paper = PaperRow(*row)
+            paper = PaperRow(*row[:-1])
             paper.authors, paper.categories = json.loads(paper.authors), json.loads(paper.categories)
             existing[paper.arxiv_id] = paper
-        return existing
+            stamps[paper.arxiv_id] = row[-1]
+        return existing, stamps
+
+    def stamps(self, arxiv_ids: list[str]) -> dict[str, tuple[str, int | None]]:
+        """Paper -> (xmin of its row, id of its newest version row) for the
+        stored ones of these papers: any write to a paper's row gives it a new
+        xmin, and every version row a new id, so equal stamps mean that the
+        library still holds what a plan was made from (services._still_current)."""
+        wanted, params = _text_list(arxiv_ids)
+        newest_version = "(SELECT max(v.id) FROM harvest_version v WHERE v.paper_id = p.id)"
+        self.cursor.execute(
+            f"SELECT p.arxiv_id, p.xmin::text, {newest_version} FROM harvest_paper p WHERE p.arxiv_id = ANY({wanted})",  # noqa: S608
+            params,
+        )
+        return {arxiv_id: (stamp, newest) for arxiv_id, stamp, newest in self.cursor.fetchall()}
 
     def load_versions(self, paper_ids: list[int]) -> dict[int, dict[int, VersionRow]]:
         known: dict[int, dict[int, VersionRow]] = {}

@@ -26,6 +26,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import IO
 
+from harvest.pipeline import planned_ahead
 from harvest.readahead import read_ahead_in_process
 from harvest.records import (
     MalformedRecord,
@@ -232,23 +233,22 @@ def import_snapshot(
     Lines are read and parsed one batch ahead in a child process
     (harvest/readahead.py: JSON decoding holds the GIL, so a thread would
     only take turns with the upsert) while this process stores the current
-    batch; the
-    counts in the result passed to `progress` are those as of the last line
-    of the batch just stored. Reading errors (OSError, EOFError from a
+    batch and plans the next (harvest/pipeline.py); the counts in the result
+    passed to `progress` are those as of the last line of the batch just
+    stored. Reading errors (OSError, EOFError from a
     damaged .gz) are raised here after the batches before them are stored.
 
     Sends no `versions_created` signal: a bootstrap loads history, and guided
     readings are written for versions that arrive through the live sources."""
     result = ImportResult()
     started = time.monotonic()
-    with closing(
-        read_ahead_in_process(_batches(lines, category_matcher(categories), batch_size), name="snapshot-reader")
-    ) as batches:
-        for batch in batches:
+    batches = read_ahead_in_process(_batches(lines, category_matcher(categories), batch_size), name="snapshot-reader")
+    with closing(planned_ahead(batches, records_of=lambda batch: batch.records)) as planned:
+        for batch, plan in planned:
             for number, reason in batch.malformed:
                 logger.warning("snapshot line %d skipped: %s", number, reason)
             if batch.records:
-                result.add(paper_upsert_many(records=batch.records))
+                result.add(paper_upsert_many(records=batch.records, plan=plan))
             result.lines, result.kept = batch.lines, batch.kept
             result.filtered_out, result.skipped = batch.filtered_out, batch.skipped
             result.seconds = time.monotonic() - started

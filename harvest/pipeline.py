@@ -1,0 +1,83 @@
+"""Plan the next batch while the current one is written.
+
+Storing a batch is two kinds of work: deciding what it changes (plain Python,
+`services.plan_upsert`) and writing that (mostly waiting on PostgreSQL, which
+releases the GIL). Done one after the other, one of the two cores idles while
+the other works. `planned_ahead` reads the library's state of batch k+1 and
+hands its planning to a thread before the caller writes batch k, so planning
+k+1 overlaps writing k.
+
+A plan is made from what the library held when it was read, outside the
+batch's transaction. `paper_upsert_many` writes it only if the library still
+holds exactly that (the store's row stamps, compared under its write lock):
+a paper that batch k wrote and batch k+1 names again, or a write by another
+source in between, makes it read and plan batch k+1 again inside its own
+transaction. Where the store keeps no stamps (SQLite), every batch is
+planned inside its transaction, as without this module.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
+from typing import TypeVar
+
+from django.conf import settings
+from django.utils import timezone
+
+from harvest.records import PaperRecord
+from harvest.services import UpsertPlan, merge_duplicates, plan_upsert, read_library
+from harvest.stores import store_for_connection
+
+T = TypeVar("T")
+
+
+def planned_ahead(
+    items: Iterable[T], records_of: Callable[[T], list[PaperRecord]]
+) -> Iterator[tuple[T, UpsertPlan | None]]:
+    """Yield (item, plan of its records or None) in order. Before item k is
+    yielded, item k+1 has been taken from `items`, its library state read in
+    this thread (so on this thread's connection) and its planning started in
+    a worker thread. An exception from `items` is raised after every item
+    before it has been yielded. Closing the generator closes `items`."""
+    iterator = iter(items)
+    try:
+        with ThreadPoolExecutor(max_workers=1, thread_name_prefix="upsert-planner") as planner:
+            try:
+                current = next(iterator)
+            except StopIteration:
+                return
+            pending = _start(planner, records_of(current))
+            while True:
+                try:
+                    following = next(iterator)
+                except StopIteration:
+                    yield current, _result(pending)
+                    return
+                except Exception:
+                    yield current, _result(pending)
+                    raise
+                # Read before the caller writes `current`: a paper both batches
+                # name makes the plan stale, and the write lock's check sees it.
+                following_plan = _start(planner, records_of(following))
+                yield current, _result(pending)
+                current, pending = following, following_plan
+    finally:
+        close = getattr(iterator, "close", None)
+        if close is not None:
+            close()
+
+
+def _start(planner: ThreadPoolExecutor, records: list[PaperRecord]) -> Future | None:
+    store = store_for_connection()
+    if not store.checks_stamps or not records:
+        return None
+    batch = merge_duplicates(records)
+    state = read_library(store, batch)
+    return planner.submit(
+        plan_upsert, batch, state, now=timezone.now(), ai_categories=settings.PAPERTRAIL_AI_CATEGORIES
+    )
+
+
+def _result(pending: Future | None) -> UpsertPlan | None:
+    return pending.result() if pending is not None else None

@@ -1,0 +1,125 @@
+"""Planning the next batch while the current one is written (harvest/pipeline.py)."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+import pytest
+from django.db import connection
+
+from harvest.models import Paper, Version
+from harvest.pipeline import planned_ahead
+from harvest.records import PaperRecord, VersionRecord
+from harvest.services import paper_upsert_many
+from harvest.sources.http import PermanentError
+
+pytestmark = pytest.mark.django_db
+
+V1 = datetime(2026, 11, 10, 9, 0, tzinfo=UTC)
+V2 = datetime(2026, 11, 12, 9, 0, tzinfo=UTC)
+
+
+def record(arxiv_id: str = "2611.00001", *, versions=(V1,), title: str = "A title") -> PaperRecord:
+    return PaperRecord(
+        arxiv_id=arxiv_id,
+        title=title,
+        abstract="An abstract.",
+        authors=["Ada Lovelace", "Alan Turing"],
+        categories=["cs.LG"],
+        versions=[VersionRecord(number=i + 1, submitted=when, size="10kb") for i, when in enumerate(versions)],
+    )
+
+
+def itself(batch: list[PaperRecord]) -> list[PaperRecord]:
+    return batch
+
+
+def plans_are_checked() -> bool:
+    """Only the PostgreSQL store stamps rows; elsewhere every batch is planned in its transaction."""
+    return connection.vendor == "postgresql"
+
+
+def test_batches_come_in_order_each_with_the_plan_of_its_records():
+    batches = [[record("2611.00001")], [record("2611.00002"), record("2611.00003")], []]
+    seen = list(planned_ahead(batches, records_of=itself))
+    assert [batch for batch, _ in seen] == batches
+    plans = [plan for _, plan in seen]
+    if plans_are_checked():
+        assert [[p.arxiv_id for p in plan.new_papers] for plan in plans[:2]] == [
+            ["2611.00001"],
+            ["2611.00002", "2611.00003"],
+        ]
+        assert plans[2] is None  # nothing to plan
+    else:
+        assert plans == [None, None, None]
+
+
+def test_an_error_from_the_source_comes_after_every_batch_before_it():
+    def source():
+        yield [record("2611.00001")]
+        yield [record("2611.00002")]
+        raise PermanentError("the source broke")
+
+    stored = []
+    with pytest.raises(PermanentError, match="the source broke"):
+        for batch, plan in planned_ahead(source(), records_of=itself):
+            paper_upsert_many(records=batch, plan=plan)
+            stored.append(batch[0].arxiv_id)
+    assert stored == ["2611.00001", "2611.00002"]
+    assert sorted(Paper.objects.values_list("arxiv_id", flat=True)) == stored
+
+
+def test_stopping_early_closes_the_source():
+    closed = []
+
+    def source():
+        try:
+            for number in range(1, 4):
+                yield [record(f"2611.0000{number}")]
+        finally:
+            closed.append(True)
+
+    planned = planned_ahead(source(), records_of=itself)
+    next(planned)
+    planned.close()
+    assert closed == [True]
+
+
+def test_a_paper_in_two_consecutive_batches_ends_as_if_they_were_stored_one_by_one():
+    # The second batch is read and planned before the first is written: its
+    # plan knows nothing of v1 and must not be written as it stands.
+    batches = [[record(versions=(V1,))], [record(versions=(V1, V2), title="Second")]]
+    results, plans = [], []
+    for batch, plan in planned_ahead(batches, records_of=itself):
+        results.append(paper_upsert_many(records=batch, plan=plan))
+        plans.append(plan)
+    paper = Paper.objects.get()
+    assert (paper.title, paper.version_count, paper.latest_version, paper.updated) == ("Second", 2, 2, V2)
+    assert list(paper.versions.order_by("number").values_list("number", flat=True)) == [1, 2]
+    assert [(r.new_papers, r.new_versions) for r in results] == [(1, 0), (0, 1)]
+    if plans_are_checked():
+        assert plans[0].new_papers[0].pk == paper.pk  # written as planned
+        assert plans[1].new_papers[0].pk is None  # stale: planned again in its transaction
+
+
+def test_a_plan_made_stale_by_another_writer_is_made_again():
+    [(batch, plan)] = list(planned_ahead([[record(versions=(V1,))]], records_of=itself))
+    # Another source stores the paper between the plan and its transaction.
+    paper_upsert_many(records=[record(versions=(V1, V2), title="From another source")])
+    result = paper_upsert_many(records=batch, plan=plan)
+    paper = Paper.objects.get()
+    # Planned again: no new paper, and only v1's text filled in (what the record says of v1).
+    assert (result.new_papers, result.new_versions, result.updated) == (0, 0, 1)
+    assert (paper.title, paper.version_count) == ("From another source", 2)
+    assert paper.versions.get(number=1).title == "A title"
+    assert Version.objects.filter(paper=paper).count() == 2
+
+
+def test_a_plan_of_a_known_paper_that_nothing_touched_is_written_as_planned():
+    paper_upsert_many(records=[record(versions=(V1,))])
+    [(batch, plan)] = list(planned_ahead([[record(versions=(V1, V2), title="Revised")]], records_of=itself))
+    result = paper_upsert_many(records=batch, plan=plan)
+    paper = Paper.objects.get()
+    assert (result.new_versions, paper.title, paper.version_count) == (1, "Revised", 2)
+    if plans_are_checked():
+        assert plan.result is result
