@@ -1,13 +1,14 @@
 """One measurement, run in a fresh child process so its peak memory is its own.
 
 Ingest of OAI-PMH pages, as harvest/runs.py runs the OAI source (without the
-run's own bookkeeping row and without network): a reader thread
-(harvest/readahead.py, one page ahead) reads each page file and parses it with
-the harvester's parser (`parse_list_records`) while this thread stores the
-previous page with `paper_upsert_many`, one transaction per page.
+run's own bookkeeping row and without network): the reader (a process, as the
+OAI source asks: harvest/readahead.py, one page ahead) reads each page file and
+parses it with the harvester's parser (`parse_list_records`) while this
+process plans the next page in a thread (harvest/pipeline.py) and stores the
+current one with `paper_upsert_many`, one transaction per page.
 `parse_seconds` is the reader's time reading and parsing (it overlaps the
 upserts), `parse_wait_seconds` the time the storing thread waited for a parsed
-page, `upsert_seconds` the time in the upsert transactions. Ingest of
+and planned page, `upsert_seconds` the time in the upsert transactions. Ingest of
 a snapshot: `import_snapshot` over the file, as `manage.py import_snapshot`
 runs it (its reader is a child process; its peak resident set is reported
 apart, from RUSAGE_CHILDREN once it has ended). Parse-only: the bare parser over the same bytes (lxml
@@ -55,9 +56,9 @@ def _memory_summary(samples: list[tuple[int, int]]) -> dict:
 
 def ingest_oai(directory: Path) -> dict:
     from harvest.pipeline import planned_ahead
-    from harvest.readahead import read_ahead
+    from harvest.readahead import reading_ahead
     from harvest.services import UpsertResult, paper_upsert_many
-    from harvest.sources.oai import parse_list_records
+    from harvest.sources.oai import ArxivOaiSource, parse_list_records
 
     totals = UpsertResult()
     parse_seconds = wait_seconds = upsert_seconds = 0.0
@@ -65,24 +66,24 @@ def ingest_oai(directory: Path) -> dict:
     samples = []
 
     def parsed_pages():
-        # The reader thread; the storing thread reads parse_seconds after it is joined.
-        nonlocal parse_seconds
+        # Runs where the harvest reads ahead (the reader process): each page
+        # travels with the time it took to read and parse.
         for path in sorted(directory.glob("page-*.xml")):
             mark = time.perf_counter()
             page = parse_list_records(path.read_bytes())
-            parse_seconds += time.perf_counter() - mark
-            yield page
+            yield page, time.perf_counter() - mark
 
     started = time.perf_counter()
-    pages = read_ahead(parsed_pages(), name="bench-oai-reader")
-    with closing(planned_ahead(pages, records_of=lambda page: page.records)) as planned:
+    pages = reading_ahead(parsed_pages(), mode=ArxivOaiSource.pages_read_ahead, name="bench-oai-reader")
+    with closing(planned_ahead(pages, records_of=lambda item: item[0].records)) as planned:
         while True:
             mark = time.perf_counter()
-            page, plan = next(planned, (None, None))
+            (page, parse_time), plan = next(planned, ((None, 0.0), None))
             parsed = time.perf_counter()
             wait_seconds += parsed - mark
             if page is None:
                 break
+            parse_seconds += parse_time
             with transaction.atomic():
                 totals.add(paper_upsert_many(records=page.records, plan=plan))
             upsert_seconds += time.perf_counter() - parsed
@@ -95,6 +96,7 @@ def ingest_oai(directory: Path) -> dict:
         "records": records,
         "pages": len(samples),
         "seconds": seconds,
+        "reader_peak_rss_mib": round(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024, 1),
         "parse_seconds": parse_seconds,
         "parse_wait_seconds": wait_seconds,
         "upsert_seconds": upsert_seconds,

@@ -24,6 +24,10 @@ T = TypeVar("T")
 
 _POLL_SECONDS = 1.0
 
+# How a source's pages are read ahead (SourceClient.pages_read_ahead).
+READ_AHEAD_THREAD = "thread"
+READ_AHEAD_PROCESS = "process"
+
 
 class _End:
     """The producer's last message: the iterator is exhausted, or it raised."""
@@ -115,6 +119,18 @@ def read_ahead(iterable: Iterable[T], *, depth: int = 1, name: str = "read-ahead
         if thread.ident is not None:  # None: start() was interrupted before the thread ran
             running.wait()  # join() refuses a thread that has not finished starting
             thread.join()
+
+
+def reading_ahead(iterable: Iterable[T], *, mode: str | None, name: str) -> Iterator[T]:
+    """`iterable` read ahead as a source asks (SourceClient.pages_read_ahead):
+    in a thread, in a process, or not at all (mode None)."""
+    if mode == READ_AHEAD_THREAD:
+        return read_ahead(iterable, name=name)
+    if mode == READ_AHEAD_PROCESS:
+        return read_ahead_in_process(iterable, name=name)
+    if mode is None:
+        return iter(iterable)
+    raise ValueError(f"unknown read-ahead mode {mode!r}")
 
 
 def read_ahead_in_process(iterable: Iterable[T], *, depth: int = 1, name: str = "read-ahead") -> Iterator[T]:

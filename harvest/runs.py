@@ -20,7 +20,7 @@ from django.utils import timezone
 from harvest import locks
 from harvest.models import HarvestRun, Source
 from harvest.pipeline import planned_ahead
-from harvest.readahead import read_ahead
+from harvest.readahead import reading_ahead
 from harvest.services import UpsertPlan, community_pick_upsert_many, paper_upsert_many
 from harvest.signals import versions_created
 from harvest.sources.base import Page, SourceClient, Window
@@ -58,6 +58,8 @@ def _start_or_resume(source: Source, window: Window) -> HarvestRun:
 
 
 def _store_page(source: Source, run: HarvestRun, page: Page, owner: str, plan: UpsertPlan | None) -> None:
+    for text in page.malformed:
+        logger.warning("%s: skipped malformed %s", source.slug, text)
     with transaction.atomic():
         result = paper_upsert_many(records=page.records, plan=plan)
         new_picks = community_pick_upsert_many(source=source, picks=page.picks) if page.picks else 0
@@ -103,8 +105,8 @@ def harvest_source(
             pages = client.pages(
                 window=window, source_checkpoint=source.checkpoint, resume=run.checkpoint.get("resume", {})
             )
-            if client.pages_read_ahead:  # not hf_daily: its pages() asks the library
-                pages = read_ahead(pages, name=f"harvest-{slug}")
+            # Not hf_daily's pages(): it asks the library.
+            pages = reading_ahead(pages, mode=client.pages_read_ahead, name=f"harvest-{slug}")
             planned = planned_ahead(pages, records_of=lambda page: page.records)
             with closing(planned):
                 for page, plan in planned:

@@ -25,6 +25,7 @@ from arxiv import _feed
 from django.conf import settings
 from lxml import etree
 
+from harvest.readahead import READ_AHEAD_THREAD
 from harvest.records import MalformedRecord, PaperRecord, VersionRecord, clean_abstract, clean_title, split_arxiv_id
 from harvest.sources.base import Page, SourceClient, Window
 from harvest.sources.http import PermanentError, SourceError, TransientError
@@ -179,7 +180,7 @@ class ArxivApiSource(SourceClient):
     completed check saw; a dated window asks for papers submitted in it)."""
 
     slug = "arxiv_api"
-    pages_read_ahead = True
+    pages_read_ahead = READ_AHEAD_THREAD
     name = "arXiv API"
 
     def __init__(

@@ -35,6 +35,9 @@ class Page:
     skipped: int = 0
     deleted: int = 0
     picks: list[PickRecord] = field(default_factory=list)
+    # "<record>: <why>" of each record skipped as malformed, logged by the
+    # runner: a parser reading ahead in another process logs nothing itself.
+    malformed: list[str] = field(default_factory=list)
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,10 +62,12 @@ class Window:
 class SourceClient(ABC):
     slug: ClassVar[str]
     name: ClassVar[str]
-    # True when pages() only fetches and parses: no database, no change to the
-    # run or the source. The harvest then fetches and parses the next page in a
-    # thread while it stores the current one (harvest/readahead.py).
-    pages_read_ahead: ClassVar[bool] = False
+    # Set when pages() only fetches and parses: no database, no change to the
+    # run, the source or anything else of the caller's. The harvest then
+    # fetches and parses the next page while it stores the current one
+    # (harvest/readahead.py): in a thread (READ_AHEAD_THREAD) or, for a
+    # parser that holds the GIL for long, in a process (READ_AHEAD_PROCESS).
+    pages_read_ahead: str | None = None
 
     def __init__(self, *, http: PoliteSession | None = None) -> None:
         self.http = http or PoliteSession()

@@ -29,6 +29,19 @@ class SourceError(Exception):
         self.transient = transient
         self.status = status
 
+    def __reduce__(self):
+        # An error raised while a source reads ahead in another process
+        # crosses a pipe: rebuilt as the same class with the same fields
+        # (the default would call __init__ with the message alone).
+        return _rebuild_error, (type(self), self.args, self.__dict__)
+
+
+def _rebuild_error(cls: type[SourceError], args: tuple, state: dict) -> SourceError:
+    error = Exception.__new__(cls)
+    error.args = args
+    error.__dict__.update(state)
+    return error
+
 
 class TransientError(SourceError):
     def __init__(self, message: str, *, status: int | None = None) -> None:

@@ -8,6 +8,7 @@ from datetime import UTC, datetime
 import pytest
 
 from harvest.models import Author, HarvestRun, Paper, PaperCategory, Source, Version
+from harvest.readahead import READ_AHEAD_THREAD
 from harvest.runs import harvest_source
 from harvest.sources.base import Window
 from harvest.sources.http import PoliteSession
@@ -36,7 +37,14 @@ def serve(server, *bodies: bytes, status: int = 200) -> None:
 
 def oai_client(server, waits: list[float] | None = None, **session_options) -> ArxivOaiSource:
     sleep = waits.append if waits is not None else (lambda seconds: None)
-    return ArxivOaiSource(base_url=f"{server.url}/oai", sets=["cs"], http=PoliteSession(sleep=sleep, **session_options))
+    client = ArxivOaiSource(
+        base_url=f"{server.url}/oai", sets=["cs"], http=PoliteSession(sleep=sleep, **session_options)
+    )
+    if waits is not None:
+        # The waits are recorded in this process, so the pages are read here
+        # (in a thread) instead of in the reader process a harvest forks.
+        client.pages_read_ahead = READ_AHEAD_THREAD
+    return client
 
 
 def library() -> dict[str, dict]:
@@ -157,13 +165,14 @@ def test_malformed_and_deleted_records_are_skipped_while_the_rest_of_the_page_is
         token=None,
     )
     serve(replay_server, page)
-    with caplog.at_level(logging.WARNING, logger="harvest.sources.oai"):
+    # Parsed in the reader process; logged by the run in this one.
+    with caplog.at_level(logging.WARNING, logger="harvest.runs"):
         run = harvest_source(slug="arxiv", client=oai_client(replay_server))
 
     assert run.status == HarvestRun.Status.OK
     assert (run.seen, run.new_papers, run.skipped) == (4, 2, 1)
     assert set(Paper.objects.values_list("arxiv_id", flat=True)) == {"0704.0471", "0704.1109"}
-    assert "skipped malformed OAI record oai:arXiv.org:0704.0716" in caplog.text
+    assert "arxiv: skipped malformed OAI record oai:arXiv.org:0704.0716: " in caplog.text
 
 
 def test_503_with_retry_after_is_honoured_then_the_page_is_fetched(replay_server):

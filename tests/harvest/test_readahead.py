@@ -16,7 +16,15 @@ from contextlib import closing
 import pytest
 from celery.exceptions import SoftTimeLimitExceeded
 
-from harvest.readahead import read_ahead, read_ahead_in_process
+from harvest.readahead import (
+    READ_AHEAD_PROCESS,
+    READ_AHEAD_THREAD,
+    read_ahead,
+    read_ahead_in_process,
+    reading_ahead,
+)
+from harvest.sources.http import PermanentError, TransientError
+from harvest.sources.oai import OaiError
 
 WAIT = 10  # seconds; only reached when something is broken
 
@@ -246,3 +254,38 @@ def test_a_child_that_dies_without_a_last_word_is_an_error_not_a_hang():
     # An item still in the child's pipe buffer when it died may be lost: the
     # caller learns of the death, and the import is idempotent to re-run.
     assert received in ([], [1])
+
+
+@pytest.mark.parametrize(
+    "error",
+    [
+        TransientError("HTTP 503", status=503),
+        PermanentError("HTTP 403", status=403),
+        OaiError("badArgument", "Illegal argument"),
+    ],
+    ids=["transient", "permanent", "oai"],
+)
+def test_a_source_error_from_the_reader_process_arrives_whole(error):
+    def pages():
+        yield "page 1"
+        raise error
+
+    received = []
+    with pytest.raises(type(error)) as raised:
+        for page in read_ahead_in_process(pages()):
+            received.append(page)
+    assert received == ["page 1"]
+    assert (str(raised.value), raised.value.transient, raised.value.status) == (
+        str(error),
+        error.transient,
+        error.status,
+    )
+    assert getattr(raised.value, "code", None) == getattr(error, "code", None)
+
+
+def test_reading_ahead_takes_the_mode_a_source_asks_for():
+    assert list(reading_ahead(iter([1, 2]), mode=READ_AHEAD_THREAD, name="t")) == [1, 2]
+    assert list(reading_ahead(iter([1, 2]), mode=READ_AHEAD_PROCESS, name="p")) == [1, 2]
+    assert list(reading_ahead(iter([1, 2]), mode=None, name="none")) == [1, 2]
+    with pytest.raises(ValueError, match="unknown read-ahead mode"):
+        reading_ahead(iter([1]), mode="fiber", name="x")
