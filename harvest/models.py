@@ -10,6 +10,7 @@ filters and follows.
 from __future__ import annotations
 
 from django.db import models
+from django.db.models.functions import Upper
 from django.utils import timezone
 
 
@@ -95,7 +96,14 @@ class Version(models.Model):
 
 
 class Author(models.Model):
-    name = models.CharField(max_length=512, unique=True)
+    name = models.CharField(max_length=512)
+
+    class Meta:
+        # One index serves both lookups of a name and keeps names unique:
+        # exact (the upsert: UPPER(name) and name) and case-insensitive (the
+        # author filter: its UPPER(name) prefix). Each index an author has is
+        # paid on every new name a harvest brings.
+        constraints = [models.UniqueConstraint(Upper("name"), "name", name="author_name_unique")]
 
     def __str__(self) -> str:
         return self.name

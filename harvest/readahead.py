@@ -123,11 +123,13 @@ def read_ahead(iterable: Iterable[T], *, depth: int = 1, name: str = "read-ahead
 
 def reading_ahead(iterable: Iterable[T], *, mode: str | None, name: str) -> Iterator[T]:
     """`iterable` read ahead as a source asks (SourceClient.pages_read_ahead):
-    in a thread, in a process, or not at all (mode None)."""
+    in a thread, in a process, or not at all (mode None). Items from a
+    process are taken from the pipe and unpickled in a thread of this
+    process, which works while the caller waits on the database."""
     if mode == READ_AHEAD_THREAD:
         return read_ahead(iterable, name=name)
     if mode == READ_AHEAD_PROCESS:
-        return read_ahead_in_process(iterable, name=name)
+        return read_ahead(read_ahead_in_process(iterable, name=name), name=f"{name}-receiver")
     if mode is None:
         return iter(iterable)
     raise ValueError(f"unknown read-ahead mode {mode!r}")

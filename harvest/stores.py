@@ -359,7 +359,12 @@ class PostgresStore:
     def _author_ids(self, names: list[str]) -> dict[str, int]:
         """Ids of these author names, creating the names the library lacks."""
         wanted, params = _text_list(names)
-        self.cursor.execute(f"SELECT name, id FROM harvest_author WHERE name = ANY({wanted})", params)  # noqa: S608
+        # Both columns of the unique (UPPER(name), name) index (migration 0007).
+        self.cursor.execute(
+            f"SELECT a.name, a.id FROM unnest({wanted}) AS n(name) "  # noqa: S608
+            "JOIN harvest_author a ON UPPER(a.name) = UPPER(n.name) AND a.name = n.name",
+            params,
+        )
         ids = dict(self.cursor.fetchall())
         missing = [name for name in names if name not in ids]
         if missing:

@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import IO
 
 from harvest.pipeline import planned_ahead
-from harvest.readahead import read_ahead_in_process
+from harvest.readahead import READ_AHEAD_PROCESS, reading_ahead
 from harvest.records import (
     MalformedRecord,
     PaperRecord,
@@ -242,7 +242,9 @@ def import_snapshot(
     readings are written for versions that arrive through the live sources."""
     result = ImportResult()
     started = time.monotonic()
-    batches = read_ahead_in_process(_batches(lines, category_matcher(categories), batch_size), name="snapshot-reader")
+    batches = reading_ahead(
+        _batches(lines, category_matcher(categories), batch_size), mode=READ_AHEAD_PROCESS, name="snapshot-reader"
+    )
     with closing(planned_ahead(batches, records_of=lambda batch: batch.records)) as planned:
         for batch, plan in planned:
             for number, reason in batch.malformed:

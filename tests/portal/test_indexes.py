@@ -18,7 +18,6 @@ PORTAL_INDEXES = {
     "paper_published_nl_idx",
     "paper_ai_updated_idx",
     "paper_revised_updated_idx",
-    "author_name_upper_idx",
 }
 
 
@@ -67,7 +66,7 @@ def test_stored_search_vector_follows_title_and_abstract_edits():
         ("sort=updated&revised=1", "paper_revised_updated_idx"),
         ("q=graph", "paper_search_vector_idx"),
         ("category=cs.LG", "papercategory_category_idx"),
-        ("author=Ada+Lovelace", "author_name_upper_idx"),
+        ("author=Ada+Lovelace", "author_name_unique"),  # its UPPER(name) prefix (migration 0007)
         # the picks' foreign-key index from each paper, or each pick's paper by primary key
         ("hf=1", "Index Cond: (paper_id = harvest_paper.id)|Index Cond: (id = u0.paper_id)"),
     ],
