@@ -3,7 +3,9 @@
 A finished day's counts never change (papers and versions are stored with the
 moment they were found), so the cached overview keeps each finished day in the
 cache for PAST_DAY_SECONDS and counts only today: grouping four weeks of
-versions against their papers took half a second at a million papers.
+versions against their papers took half a second at a million papers. On
+PostgreSQL the overview counts today in its one statement (overview.py) and
+hands the point in, so the chart then queries nothing.
 """
 
 from __future__ import annotations
@@ -29,20 +31,27 @@ class DayPoint:
 PAST_DAY_SECONDS = 3 * 24 * 3600
 
 
-def daily_chart(*, now: datetime, days: int, cache_past_days: bool = False) -> list[DayPoint]:
+def daily_chart(
+    *, now: datetime, days: int, cache_past_days: bool = False, today_point: DayPoint | None = None
+) -> list[DayPoint]:
     """One point per Beijing day, the last `days` days up to today (two grouped
     queries, and none for finished days found in the cache). A revision here
     is a version found on a day of a paper included on an earlier day, the
-    daily counterpart of the window definition."""
+    daily counterpart of the window definition. `today_point`: today's point
+    up to `now`, already counted by the caller (the overview's one statement)."""
     zone = display_zone()
     today = now.astimezone(zone).date()
     first = today - timedelta(days=days - 1)
     wanted = [first + timedelta(days=offset) for offset in range(days)]
     known: dict[date, DayPoint] = {}
+    if today_point is not None:
+        known[today] = today_point
     if cache_past_days:
         keys = {_key(day): day for day in wanted if day < today}
-        known = {keys[key]: DayPoint(keys[key], *value) for key, value in cache.get_many(list(keys)).items()}
+        known |= {keys[key]: DayPoint(keys[key], *value) for key, value in cache.get_many(list(keys)).items()}
     missing = [day for day in wanted if day not in known]
+    # Finished days not in the cache are counted up to now, today included
+    # (one grouped range); a point the caller counted is kept over that one.
     counted = _count(since=missing[0], until=now, zone=zone) if missing else {}
     if cache_past_days:
         cache.set_many(
@@ -54,6 +63,11 @@ def daily_chart(*, now: datetime, days: int, cache_past_days: bool = False) -> l
 
 def _key(day: date) -> str:
     return f"portal:chart-day:v1:{day.isoformat()}"
+
+
+def day_start(day: date) -> datetime:
+    """When a Beijing day begins (an aware datetime)."""
+    return datetime.combine(day, time.min, tzinfo=display_zone())
 
 
 def _count(*, since: date, until: datetime, zone) -> dict[date, DayPoint]:
