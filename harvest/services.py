@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 from django.conf import settings
-from django.db import transaction
+from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from harvest.models import CommunityPick, Paper, Source
@@ -77,7 +77,7 @@ class LibraryState:
 
     existing: dict[str, PaperRow]
     known_versions: dict[int, dict[int, VersionRow]]
-    stamps: dict | None
+    stamps: dict[str, str] | None
 
 
 @dataclass
@@ -96,11 +96,6 @@ class UpsertPlan:
 def read_library(store, batch: list[PaperRecord]) -> LibraryState:
     existing, stamps = store.load_papers([r.arxiv_id for r in batch])
     known_versions = store.load_versions([p.pk for p in existing.values()])
-    if stamps is not None:
-        stamps = {
-            arxiv_id: (stamp, max((v.pk for v in known_versions.get(existing[arxiv_id].pk, {}).values()), default=None))
-            for arxiv_id, stamp in stamps.items()
-        }
     return LibraryState(existing, known_versions, stamps)
 
 
@@ -155,18 +150,26 @@ def paper_upsert_many(
 
     `plan`: the same records planned ahead (harvest/pipeline.py), outside this
     transaction. It is written only if the library still holds what it was
-    planned from (the store's stamps of those papers, compared under the
-    write lock); otherwise, as without a plan, the batch is read and planned
-    here.
+    planned from (the store's stamps of those papers' rows, compared under
+    the write lock); otherwise, as without a plan, the batch is read and
+    planned here. A row the stamps do not cover (a version some other
+    writer added without touching its paper) makes the plan's write fail on
+    a unique constraint, and the batch is planned here too.
     """
     store = store_for_connection()
     store.lock()
-    if plan is None or not _still_current(store, plan):
-        batch = merge_duplicates(records)
-        if not batch:
-            return UpsertResult()
-        state = read_library(store, batch)
-        plan = plan_upsert(batch, state, now=(now or timezone.now()), ai_categories=settings.PAPERTRAIL_AI_CATEGORIES)
+    if plan is not None and _still_current(store, plan):
+        try:
+            with transaction.atomic():
+                return _write(store, plan)
+        except IntegrityError as exc:
+            logger.info("a batch planned ahead met a row written since; planning it again: %s", exc)
+            store = store_for_connection()  # what the failed write set up was rolled back
+    batch = merge_duplicates(records)
+    if not batch:
+        return UpsertResult()
+    state = read_library(store, batch)
+    plan = plan_upsert(batch, state, now=(now or timezone.now()), ai_categories=settings.PAPERTRAIL_AI_CATEGORIES)
     return _write(store, plan)
 
 

@@ -255,7 +255,9 @@ class PostgresStore:
             )
             oids = dict(self.cursor.fetchall())
             types = _COLUMN_TYPES[(table, columns)] = [oids[name] for name in names]
-        with self.cursor.cursor.copy(f"COPY {table} ({columns}) FROM STDIN (FORMAT BINARY)") as copy:
+        # psycopg's own cursor (Django's has no COPY), its errors as Django's.
+        copy_sql = f"COPY {table} ({columns}) FROM STDIN (FORMAT BINARY)"
+        with connection.wrap_database_errors, self.cursor.cursor.copy(copy_sql) as copy:
             copy.set_types(types)
             for row in rows:
                 copy.write_row(row)
@@ -288,18 +290,17 @@ class PostgresStore:
             stamps[paper.arxiv_id] = row[-1]
         return existing, stamps
 
-    def stamps(self, arxiv_ids: list[str]) -> dict[str, tuple[str, int | None]]:
-        """Paper -> (xmin of its row, id of its newest version row) for the
-        stored ones of these papers: any write to a paper's row gives it a new
-        xmin, and every version row a new id, so equal stamps mean that the
-        library still holds what a plan was made from (services._still_current)."""
+    def stamps(self, arxiv_ids: list[str]) -> dict[str, str]:
+        """Paper -> xmin of its row, for the stored ones of these papers: any
+        write to a paper's row gives it a new xmin, so equal stamps mean that
+        no paper a plan was made from has been stored or changed since
+        (services._still_current)."""
         wanted, params = _text_list(arxiv_ids)
-        newest_version = "(SELECT max(v.id) FROM harvest_version v WHERE v.paper_id = p.id)"
         self.cursor.execute(
-            f"SELECT p.arxiv_id, p.xmin::text, {newest_version} FROM harvest_paper p WHERE p.arxiv_id = ANY({wanted})",  # noqa: S608
+            f"SELECT arxiv_id, xmin::text FROM harvest_paper WHERE arxiv_id = ANY({wanted})",  # noqa: S608
             params,
         )
-        return {arxiv_id: (stamp, newest) for arxiv_id, stamp, newest in self.cursor.fetchall()}
+        return dict(self.cursor.fetchall())
 
     def load_versions(self, paper_ids: list[int]) -> dict[int, dict[int, VersionRow]]:
         known: dict[int, dict[int, VersionRow]] = {}

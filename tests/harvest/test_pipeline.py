@@ -123,3 +123,15 @@ def test_a_plan_of_a_known_paper_that_nothing_touched_is_written_as_planned():
     assert (result.new_versions, paper.title, paper.version_count) == (1, "Revised", 2)
     if plans_are_checked():
         assert plan.result is result
+
+
+def test_a_plan_that_meets_a_version_written_since_without_its_paper_is_made_again():
+    paper_upsert_many(records=[record(versions=(V1,))])
+    [(batch, plan)] = list(planned_ahead([[record(versions=(V1, V2), title="Revised")]], records_of=itself))
+    # Another writer adds v2 without touching the paper's row (its stamp).
+    Version.objects.create(paper=Paper.objects.get(), number=2, submitted=V2, size="11kb")
+    result = paper_upsert_many(records=batch, plan=plan)
+    paper = Paper.objects.get()
+    assert result.new_versions == 0  # v2 was there when the batch was planned again
+    assert (paper.title, paper.version_count, paper.latest_version) == ("Revised", 2, 2)
+    assert Version.objects.filter(paper=paper).count() == 2
