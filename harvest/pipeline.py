@@ -22,6 +22,7 @@ from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from typing import TypeVar
 
+from celery.exceptions import SoftTimeLimitExceeded
 from django.conf import settings
 from django.utils import timezone
 
@@ -39,7 +40,9 @@ def planned_ahead(
     yielded, item k+1 has been taken from `items`, its library state read in
     this thread (so on this thread's connection) and its planning started in
     a worker thread. An exception from `items` is raised after every item
-    before it has been yielded. Closing the generator closes `items`."""
+    before it has been yielded (Celery's soft time limit, raised while this
+    thread waits for the next item, at once). Closing the generator closes
+    `items`."""
     iterator = iter(items)
     try:
         with ThreadPoolExecutor(max_workers=1, thread_name_prefix="upsert-planner") as planner:
@@ -54,6 +57,8 @@ def planned_ahead(
                 except StopIteration:
                     yield current, _result(pending)
                     return
+                except SoftTimeLimitExceeded:
+                    raise  # a time limit stops at once: the run resumes from its checkpoint
                 except Exception:
                     yield current, _result(pending)
                     raise

@@ -13,6 +13,7 @@ from __future__ import annotations
 import os
 import pickle
 import queue
+import signal
 import threading
 from collections.abc import Iterable, Iterator
 from typing import TypeVar
@@ -23,6 +24,8 @@ T = TypeVar("T")
 
 
 _POLL_SECONDS = 1.0
+# How long a reader process told to stop may take before it is killed.
+_STOP_SECONDS = 5.0
 
 # How a source's pages are read ahead (SourceClient.pages_read_ahead).
 READ_AHEAD_THREAD = "thread"
@@ -168,6 +171,9 @@ def read_ahead_in_process(iterable: Iterable[T], *, depth: int = 1, name: str = 
     finally:
         if child.is_alive():
             child.terminate()  # an early stop: the rest of the stream is not wanted
+            child.join(_STOP_SECONDS)
+            if child.is_alive():
+                child.kill()
         child.join()
         items.close()
         items.join_thread()
@@ -191,14 +197,23 @@ def _next_from(child, items):
 def _produce_into(iterator: Iterator, items, parent: int) -> None:
     """The child's loop: every item, then one _End (with the error, if any).
     Waits for room in the pipe only while its parent lives."""
+    # A Celery prefork worker's handlers (SIGTERM raises SystemExit there,
+    # SIGUSR1 a soft time limit) are inherited at fork: the child would catch
+    # its own terminate() and wait for room in a pipe nobody reads. Here a
+    # signal ends the child, as it should.
+    for number in (signal.SIGTERM, signal.SIGINT, signal.SIGUSR1):
+        signal.signal(number, signal.SIG_DFL)
+    parent_alive = True
 
     def put(message) -> bool:
+        nonlocal parent_alive
         while True:
             try:
                 items.put(message, timeout=_POLL_SECONDS)
                 return True
             except queue.Full:
                 if os.getppid() != parent:
+                    parent_alive = False
                     return False
 
     try:
@@ -206,7 +221,7 @@ def _produce_into(iterator: Iterator, items, parent: int) -> None:
             if not put(item):
                 return
         put(_End())
-    except BaseException as exc:
+    except Exception as exc:
         try:
             pickle.loads(pickle.dumps(exc))  # noqa: S301 (bytes this process just made)
         except Exception:  # an error that cannot cross the pipe is described instead
@@ -214,4 +229,7 @@ def _produce_into(iterator: Iterator, items, parent: int) -> None:
         put(_End(exc))
     finally:
         items.close()
-        items.join_thread()
+        if parent_alive:
+            items.join_thread()
+        else:  # nobody reads the pipe any more: leave without flushing it
+            items.cancel_join_thread()

@@ -105,9 +105,13 @@ def harvest_source(
             pages = client.pages(
                 window=window, source_checkpoint=source.checkpoint, resume=run.checkpoint.get("resume", {})
             )
-            # Not hf_daily's pages(): it asks the library.
-            pages = reading_ahead(pages, mode=client.pages_read_ahead, name=f"harvest-{slug}")
-            planned = planned_ahead(pages, records_of=lambda page: page.records)
+            if client.pages_read_ahead is None:
+                # hf_daily's pages() asks the library: each page is taken
+                # only once the one before it is stored.
+                planned = ((page, None) for page in pages)
+            else:
+                pages = reading_ahead(pages, mode=client.pages_read_ahead, name=f"harvest-{slug}")
+                planned = planned_ahead(pages, records_of=lambda page: page.records)
             with closing(planned):
                 for page, plan in planned:
                     _store_page(source, run, page, owner, plan)

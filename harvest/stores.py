@@ -226,6 +226,12 @@ def _text_list(values: list[str]) -> tuple[str, list]:
 # the only writers, so nobody waits long.
 _WRITE_LOCK = 0x50547570
 
+# A paper row's stamp: every write of a row makes a new row version, with the
+# writing (sub)transaction's id (xmin) and a new place (ctid), so equal stamps
+# mean that no paper a plan was made from has been stored or changed since
+# (services._still_current); ctid also tells two writes of one transaction apart.
+_STAMP = "xmin::text || ctid::text"
+
 
 class PostgresStore:
     """The set-based store for PostgreSQL: new rows go over COPY into their
@@ -276,10 +282,10 @@ class PostgresStore:
         self.cursor.execute("SELECT pg_advisory_xact_lock(%s)", [_WRITE_LOCK])
 
     def load_papers(self, arxiv_ids: list[str]) -> tuple[dict[str, PaperRow], dict[str, str]]:
-        """The stored rows of these papers, and the stamp (xmin) of each."""
+        """The stored rows of these papers, and the stamp (_STAMP) of each."""
         wanted, params = _text_list(arxiv_ids)
         self.cursor.execute(
-            f"SELECT id, {_PAPER_COLUMNS}, xmin::text FROM harvest_paper WHERE arxiv_id = ANY({wanted})",  # noqa: S608
+            f"SELECT id, {_PAPER_COLUMNS}, {_STAMP} FROM harvest_paper WHERE arxiv_id = ANY({wanted})",  # noqa: S608
             params,
         )
         existing, stamps = {}, {}
@@ -291,13 +297,10 @@ class PostgresStore:
         return existing, stamps
 
     def stamps(self, arxiv_ids: list[str]) -> dict[str, str]:
-        """Paper -> xmin of its row, for the stored ones of these papers: any
-        write to a paper's row gives it a new xmin, so equal stamps mean that
-        no paper a plan was made from has been stored or changed since
-        (services._still_current)."""
+        """Paper -> stamp of its row, for the stored ones of these papers."""
         wanted, params = _text_list(arxiv_ids)
         self.cursor.execute(
-            f"SELECT arxiv_id, xmin::text FROM harvest_paper WHERE arxiv_id = ANY({wanted})",  # noqa: S608
+            f"SELECT arxiv_id, {_STAMP} FROM harvest_paper WHERE arxiv_id = ANY({wanted})",  # noqa: S608
             params,
         )
         return dict(self.cursor.fetchall())
@@ -346,9 +349,11 @@ class PostgresStore:
             "id, title, abstract, authors, comments",
             ((v.pk, v.title, v.abstract, v.authors, v.comments) for v in versions),
         )
+        # Only where still empty: a batch planned ahead may name a version
+        # whose text the batch before it filled (its paper's row unchanged).
         self.cursor.execute(
             "UPDATE harvest_version v SET title = s.title, abstract = s.abstract, authors = s.authors, "
-            "comments = s.comments FROM pt_stage_version s WHERE v.id = s.id"
+            "comments = s.comments FROM pt_stage_version s WHERE v.id = s.id AND v.title = ''"
         )
 
     def insert_versions(self, rows: list[tuple]) -> list[int]:

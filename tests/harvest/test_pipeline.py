@@ -5,6 +5,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 
 import pytest
+from celery.exceptions import SoftTimeLimitExceeded
 from django.db import connection
 
 from harvest.models import Paper, Version
@@ -67,6 +68,18 @@ def test_an_error_from_the_source_comes_after_every_batch_before_it():
             stored.append(batch[0].arxiv_id)
     assert stored == ["2611.00001", "2611.00002"]
     assert sorted(Paper.objects.values_list("arxiv_id", flat=True)) == stored
+
+
+def test_a_time_limit_while_waiting_for_the_next_batch_stops_at_once():
+    def source():
+        yield [record("2611.00001")]
+        raise SoftTimeLimitExceeded()
+
+    stored = []
+    with pytest.raises(SoftTimeLimitExceeded):
+        for batch, _ in planned_ahead(source(), records_of=itself):
+            stored.append(batch)
+    assert stored == []  # the run resumes from its last checkpoint
 
 
 def test_stopping_early_closes_the_source():

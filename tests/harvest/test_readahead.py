@@ -242,6 +242,36 @@ def test_stopping_early_ends_the_child_before_control_returns():
     assert not [child for child in multiprocessing.active_children() if child.name == "ra-endless"]
 
 
+def test_stopping_early_ends_a_child_that_inherited_a_raising_sigterm_handler():
+    # A Celery prefork worker's SIGTERM handler raises SystemExit; a child that
+    # inherited it used to catch its own terminate() and wait for room in a
+    # full pipe nobody read any more, so the early stop never returned.
+    def celery_like_handler(signum, frame):
+        raise SystemExit(f"signal {signum}")
+
+    def big_pages() -> Iterator[bytes]:
+        while True:
+            yield b"x" * 4_000_000  # more than a pipe buffer holds
+
+    stopped = threading.Event()
+
+    def consume_one_then_stop() -> None:
+        stream = read_ahead_in_process(big_pages(), name="ra-celery-like")
+        next(stream)
+        stream.close()
+        stopped.set()
+
+    previous = signal.signal(signal.SIGTERM, celery_like_handler)
+    try:
+        consumer = threading.Thread(target=consume_one_then_stop, daemon=True)
+        consumer.start()
+        consumer.join(60)
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+    assert stopped.is_set()
+    assert not [child for child in multiprocessing.active_children() if child.name == "ra-celery-like"]
+
+
 def test_a_child_that_dies_without_a_last_word_is_an_error_not_a_hang():
     def suicide() -> Iterator[int]:
         yield 1
