@@ -7,7 +7,10 @@
 - The full-text GIN index leaves out papers whose vector is not computed yet
   (every new paper, until harvest.search_index reaches it): a NULL vector
   matches no query, and `search_vector @@ query` implies it is not NULL, so
-  the planner still uses the index for every search.
+  the planner still uses the index for every search. It is built beside the
+  old one and swapped in (CONCURRENTLY, so outside a transaction): searches
+  keep their index while a large library's is rebuilt, and harvests their
+  writes.
 """
 
 import django.db.models.functions.text
@@ -15,12 +18,15 @@ from django.db import migrations, models
 
 POSTGRES_FORWARD = [
     "DROP INDEX IF EXISTS author_name_upper_idx",
-    "DROP INDEX IF EXISTS paper_search_vector_idx",
-    "CREATE INDEX paper_search_vector_idx ON harvest_paper USING GIN (search_vector) WHERE search_vector IS NOT NULL",
+    "CREATE INDEX CONCURRENTLY IF NOT EXISTS paper_search_vector_new_idx ON harvest_paper USING GIN (search_vector) "
+    "WHERE search_vector IS NOT NULL",
+    "DROP INDEX CONCURRENTLY IF EXISTS paper_search_vector_idx",
+    "ALTER INDEX paper_search_vector_new_idx RENAME TO paper_search_vector_idx",
 ]
 POSTGRES_BACKWARD = [
-    "DROP INDEX IF EXISTS paper_search_vector_idx",
-    "CREATE INDEX paper_search_vector_idx ON harvest_paper USING GIN (search_vector)",
+    "CREATE INDEX CONCURRENTLY IF NOT EXISTS paper_search_vector_old_idx ON harvest_paper USING GIN (search_vector)",
+    "DROP INDEX CONCURRENTLY IF EXISTS paper_search_vector_idx",
+    "ALTER INDEX paper_search_vector_old_idx RENAME TO paper_search_vector_idx",
     "CREATE INDEX IF NOT EXISTS author_name_upper_idx ON harvest_author (UPPER(name))",
 ]
 
@@ -36,6 +42,8 @@ def _run(statements):
 
 
 class Migration(migrations.Migration):
+    atomic = False  # CREATE / DROP INDEX CONCURRENTLY
+
     dependencies = [
         ("harvest", "0006_search_index_after_ingest"),
     ]
