@@ -112,7 +112,7 @@ def harvest_source(
             else:
                 pages = reading_ahead(pages, mode=client.pages_read_ahead, name=f"harvest-{slug}")
                 planned = planned_ahead(pages, records_of=lambda page: page.records)
-            with closing(planned):
+            with closing(pages), closing(planned):
                 for page, plan in planned:
                     _store_page(source, run, page, owner, plan)
                     if progress is not None:
