@@ -96,9 +96,20 @@ def chunked(items: Sequence[T], size: int) -> Iterator[Sequence[T]]:
         yield items[start : start + size]
 
 
+# The longest author name linked: the unique (UPPER(name), name) index holds
+# each name twice, and an index entry must fit in a third of a page (2,704
+# bytes), so 300 characters of up to four bytes each. No real name is longer;
+# a malformed author string may be, and must not stop its page.
+AUTHOR_NAME_CHARS = 300
+
+
 def link_rows(papers: list[PaperRow]) -> tuple[list[tuple[int, int, str]], list[tuple[int, str, bool]]]:
     """(paper_id, position, author name) and (paper_id, category, is_primary) rows."""
-    authorships = [(paper.pk, position, name[:512]) for paper in papers for position, name in enumerate(paper.authors)]
+    authorships = [
+        (paper.pk, position, name[:AUTHOR_NAME_CHARS])
+        for paper in papers
+        for position, name in enumerate(paper.authors)
+    ]
     categories = [
         (paper.pk, code, index == 0) for paper in papers for index, code in enumerate(dict.fromkeys(paper.categories))
     ]

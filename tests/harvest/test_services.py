@@ -135,3 +135,16 @@ def test_records_survive_the_pipe_from_the_snapshot_reader_process():
     original.published, original.comments = V1, "12 pages"
 
     assert pickle.loads(pickle.dumps(original)) == original  # noqa: S301 (its own bytes)
+
+
+def test_an_overlong_author_name_is_linked_truncated_and_does_not_stop_its_batch():
+    # 512 characters of three bytes each, twice in the author-name index, would
+    # not fit in an index entry (2,704 bytes); the batch must still be stored.
+    long_name = "".join(chr(0x4E00 + (i * 7919) % 20000) for i in range(512))
+    overlong = record()
+    overlong.authors = [long_name, "Alan Turing"]
+    paper_upsert_many(records=[overlong, record("2611.00002")])
+    assert Paper.objects.count() == 2
+    linked = list(Authorship.objects.filter(paper__arxiv_id="2611.00001").order_by("position"))
+    assert [a.author.name for a in linked] == [long_name[:300], "Alan Turing"]
+    assert Paper.objects.get(arxiv_id="2611.00001").authors[0] == long_name  # the paper keeps what arXiv said
