@@ -226,6 +226,18 @@ def _text_list(values: list[str]) -> tuple[str, list]:
     return "string_to_array(%s, chr(31))", [_SEPARATOR.join(values)]
 
 
+# Author name -> id for a list of names ({names}: a text[] expression): one
+# probe of the unique (UPPER(name), name) index (migration 0007) per name.
+# LATERAL ... LIMIT 1 keeps it so. Joined plainly, a page's thousands of names
+# made the planner hash the whole author table instead, a cost that grows with
+# the library and that statistics taken while the table was small make worse:
+# 21 against 6 µs a name at 67,000 authors, and at 100,000 papers ingested
+# into an empty library, a sixth of the database's time.
+AUTHOR_IDS_SQL = (
+    "SELECT n.name, a.id FROM unnest({names}) AS n(name) CROSS JOIN LATERAL ("
+    "SELECT id FROM harvest_author WHERE UPPER(name) = UPPER(n.name) AND name = n.name LIMIT 1) AS a"
+)
+
 # The key of the transaction-level advisory lock every PostgreSQL upsert takes
 # before it reads the library, or checks that what it read ahead still holds
 # ("PTup"): writers of papers, versions and authors take turns, one
@@ -376,12 +388,7 @@ class PostgresStore:
     def _author_ids(self, names: list[str]) -> dict[str, int]:
         """Ids of these author names, creating the names the library lacks."""
         wanted, params = _text_list(names)
-        # Both columns of the unique (UPPER(name), name) index (migration 0007).
-        self.cursor.execute(
-            f"SELECT a.name, a.id FROM unnest({wanted}) AS n(name) "  # noqa: S608
-            "JOIN harvest_author a ON UPPER(a.name) = UPPER(n.name) AND a.name = n.name",
-            params,
-        )
+        self.cursor.execute(AUTHOR_IDS_SQL.format(names=wanted), params)
         ids = dict(self.cursor.fetchall())
         missing = [name for name in names if name not in ids]
         if missing:
