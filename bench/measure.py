@@ -73,7 +73,7 @@ def ingest_oai(directory: Path) -> dict:
             page = parse_list_records(path.read_bytes())
             yield page, time.perf_counter() - mark
 
-    started = time.perf_counter()
+    started, cpu_started = time.perf_counter(), time.process_time()
     pages = reading_ahead(parsed_pages(), mode=ArxivOaiSource.pages_read_ahead, name="bench-oai-reader")
     with closing(planned_ahead(pages, records_of=lambda item: item[0].records)) as planned:
         while True:
@@ -92,11 +92,16 @@ def ingest_oai(directory: Path) -> dict:
             totals.created_version_ids.clear()  # counted, not kept: memory stays per page
             samples.append((_maxrss_kib(), _rss_kib()))
     seconds = time.perf_counter() - started
+    reader = resource.getrusage(resource.RUSAGE_CHILDREN)
     return {
         "records": records,
         "pages": len(samples),
         "seconds": seconds,
-        "reader_peak_rss_mib": round(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024, 1),
+        # CPU time of the storing process (all its threads) and of the reader
+        # process: with the database server's, where two cores' time goes.
+        "cpu_seconds": time.process_time() - cpu_started,
+        "reader_cpu_seconds": reader.ru_utime + reader.ru_stime,
+        "reader_peak_rss_mib": round(reader.ru_maxrss / 1024, 1),
         "parse_seconds": parse_seconds,
         "parse_wait_seconds": wait_seconds,
         "upsert_seconds": upsert_seconds,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 from datetime import UTC, datetime
 
 import pytest
@@ -148,3 +149,27 @@ def test_a_plan_that_meets_a_version_written_since_without_its_paper_is_made_aga
     assert result.new_versions == 0  # v2 was there when the batch was planned again
     assert (paper.title, paper.version_count, paper.latest_version) == ("Revised", 2, 2)
     assert Version.objects.filter(paper=paper).count() == 2
+
+
+def test_the_objects_alive_at_the_start_are_out_of_the_collectors_sight_until_the_end():
+    before = gc.get_freeze_count()
+    frozen_while_running = []
+
+    def source():
+        for batch in ([record("2611.00001")], [record("2611.00002")]):
+            frozen_while_running.append(gc.get_freeze_count())
+            yield batch
+
+    for _ in planned_ahead(source(), records_of=itself):
+        frozen_while_running.append(gc.get_freeze_count())
+    assert min(frozen_while_running) > before  # Django, the modules, this test's objects
+    assert gc.get_freeze_count() == before
+
+
+def test_stopping_early_hands_the_frozen_objects_back():
+    before = gc.get_freeze_count()
+    planned = planned_ahead([[record("2611.00001")], [record("2611.00002")]], records_of=itself)
+    next(planned)
+    assert gc.get_freeze_count() > before
+    planned.close()
+    assert gc.get_freeze_count() == before
