@@ -93,7 +93,8 @@ def is_arxiv_id(raw: str) -> bool:
 
 
 def clean_title(text: str | None) -> str:
-    return _WHITESPACE.sub(" ", text or "").strip()
+    # str.split() splits where the regular expression's \s matches (str.isspace).
+    return " ".join(text.split()) if text else ""
 
 
 def clean_abstract(text: str | None) -> str:
@@ -116,7 +117,7 @@ def split_authors(text: str | None) -> list[str]:
     affiliations in parentheses dropped."""
     if not text:
         return []
-    flat = _WHITESPACE.sub(" ", text)
+    flat = " ".join(text.split())
     while "(" in flat:
         stripped = _PARENTHESES.sub("", flat)
         if stripped == flat:

@@ -39,15 +39,6 @@ RAW = "{http://arxiv.org/OAI/arXivRaw/}"
 _TAGS = (f"{OAI}responseDate", f"{OAI}error", f"{OAI}record", f"{OAI}resumptionToken")
 _HEADER, _IDENTIFIER, _METADATA, _ARXIV_RAW = f"{OAI}header", f"{OAI}identifier", f"{OAI}metadata", f"{RAW}arXivRaw"
 
-# arXivRaw element -> PaperRecord field, for the plain text fields.
-_TEXT_FIELDS = {
-    "comments": "comments",
-    "journal-ref": "journal_ref",
-    "doi": "doi",
-    "license": "license",
-    "submitter": "submitter",
-}
-
 
 class OaiError(PermanentError):
     """An OAI-PMH `<error>` reply other than `noRecordsMatch`."""
@@ -77,7 +68,8 @@ _ID, _TITLE, _ABSTRACT, _AUTHORS, _CATEGORIES = (
     f"{RAW}{t}" for t in ("id", "title", "abstract", "authors", "categories")
 )
 _VERSION, _DATE, _SIZE, _SOURCE_TYPE = (f"{RAW}{t}" for t in ("version", "date", "size", "source_type"))
-_RAW_TEXT_FIELDS = tuple((f"{RAW}{tag}", attribute) for tag, attribute in _TEXT_FIELDS.items())
+# In the order of PaperRecord's fields after `categories`.
+_RAW_TEXT_TAGS = tuple(f"{RAW}{tag}" for tag in ("comments", "journal-ref", "doi", "license", "submitter"))
 
 
 def _first_texts(element: etree._Element) -> dict:
@@ -105,25 +97,23 @@ def parse_raw_record(metadata: etree._Element) -> PaperRecord:
         fields = _first_texts(element)
         versions.append(
             VersionRecord(
-                number=int(label[1:]),
-                submitted=parse_arxiv_date(fields.get(_DATE)),
-                size=parse_size(fields.get(_SIZE)),
-                source_type=(fields.get(_SOURCE_TYPE) or "").strip()[:8],
+                int(label[1:]),
+                parse_arxiv_date(fields.get(_DATE)),
+                parse_size(fields.get(_SIZE)),
+                (fields.get(_SOURCE_TYPE) or "").strip()[:8],
             )
         )
     if not versions:
         raise MalformedRecord(f"{arxiv_id}: no versions")
-    record = PaperRecord(
-        arxiv_id=arxiv_id,
-        title=title,
-        abstract=clean_abstract(texts.get(_ABSTRACT)),
-        authors=split_authors(texts.get(_AUTHORS)),
-        categories=list(dict.fromkeys((texts.get(_CATEGORIES) or "").split())),
-        versions=versions,
+    return PaperRecord(
+        arxiv_id,
+        title,
+        clean_abstract(texts.get(_ABSTRACT)),
+        split_authors(texts.get(_AUTHORS)),
+        list(dict.fromkeys((texts.get(_CATEGORIES) or "").split())),
+        *(" ".join((texts.get(tag) or "").split()) for tag in _RAW_TEXT_TAGS),
+        versions,
     )
-    for tag, attribute in _RAW_TEXT_FIELDS:
-        setattr(record, attribute, " ".join((texts.get(tag) or "").split()))
-    return record
 
 
 def parse_list_records(data: bytes) -> OaiPage:
