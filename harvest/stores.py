@@ -231,8 +231,8 @@ def _text_list(values: list[str]) -> tuple[str, list]:
 # LATERAL ... LIMIT 1 keeps it so. Joined plainly, a page's thousands of names
 # made the planner hash the whole author table instead, a cost that grows with
 # the library and that statistics taken while the table was small make worse:
-# 21 against 6 µs a name at 67,000 authors, and at 100,000 papers ingested
-# into an empty library, a sixth of the database's time.
+# 21 against 6 µs a name at 67,000 authors; ingesting 30,000 papers into an
+# empty library, a fifth of the database's time.
 AUTHOR_IDS_SQL = (
     "SELECT n.name, a.id FROM unnest({names}) AS n(name) CROSS JOIN LATERAL ("
     "SELECT id FROM harvest_author WHERE UPPER(name) = UPPER(n.name) AND name = n.name LIMIT 1) AS a"
