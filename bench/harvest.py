@@ -74,6 +74,8 @@ def _child(args: argparse.Namespace) -> None:
         result = _search_index_pass()
     elif args.child == "parse-oai":
         result = measure.parse_only_oai(path)
+    elif args.child == "floor":
+        result = measure.storage_floor()
     else:
         result = measure.parse_only_snapshot(path)
     print(json.dumps(result))
@@ -132,6 +134,12 @@ def _empty_library() -> None:
     else:
         Paper.objects.all().delete()
         Author.objects.all().delete()
+
+
+def _is_postgresql() -> bool:
+    from django.db import connection
+
+    return connection.vendor == "postgresql"
 
 
 def _library_size() -> dict:
@@ -220,7 +228,7 @@ def run(args: argparse.Namespace) -> dict:
                 ("snapshot", "empty", "snapshot into an empty library"),
                 ("oai", "non-empty", "oai into a library holding the snapshot papers"),
             ]
-            variants = []
+            variants, floor = [], None
             for path, library, label in plan:
                 if path is None:
                     _empty_library()
@@ -229,6 +237,11 @@ def run(args: argparse.Namespace) -> dict:
                 before = _library_size()
                 kind, source = ingest_kind[path]
                 result = _run_child(kind, source, scratch, args.batch_size)
+                if floor is None and library == "empty" and _is_postgresql():
+                    # Before the indexing pass: the rows exactly as the ingest left them.
+                    floor = _run_child("floor", source, scratch, args.batch_size)
+                    floor["ratio_to_parse_only"] = floor["seconds"] / parse[path]["bare_seconds"]
+                    floor["records"] = result["records"]
                 index = _run_child("index", source, scratch, args.batch_size)
                 variants.append(_variant(label, path, library, result, parse[path], before, index))
     finally:
@@ -255,6 +268,7 @@ def run(args: argparse.Namespace) -> dict:
         "machine": machine,
         "parse_only": parse,
         "variants": variants,
+        "storage_floor": floor,
     }
 
 
@@ -288,6 +302,13 @@ def table(report: dict) -> str:
                 f"({index['papers_per_second']:,.0f}/s); stored and searchable: "
                 f"{v['searchable_records_per_second']:,.0f} records/s"
             )
+    floor = report.get("storage_floor")
+    if floor:
+        lines.append(
+            f"storage floor: PostgreSQL alone writes the {floor['records']:,} records' rows back by binary COPY "
+            f"(no parse, no Python per row) in {floor['seconds']:.1f} s, {floor['ratio_to_parse_only']:.1f}x the "
+            f"bare parse: no ingest of these records can have a smaller ratio on this server"
+        )
     lines.append(
         f"targets: >= {TARGET_RATE:,} records/s, ratio <= {TARGET_RATIO:g}; machine: {report['machine']['cpu']}, "
         f"{report['machine']['cores']} cores, load {report['machine']['load_average_at_start'][0]:.1f} at start"
