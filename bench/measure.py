@@ -22,6 +22,7 @@ resident set are sampled after every page (OAI) or batch (snapshot).
 from __future__ import annotations
 
 import json
+import os
 import resource
 import time
 from contextlib import closing
@@ -40,6 +41,29 @@ def _rss_kib() -> int:
 
 def _maxrss_kib() -> int:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+
+
+def _database_cpu() -> float | None:
+    """CPU seconds so far of this connection's PostgreSQL backend process,
+    read from /proc when the server runs on this machine (None otherwise)."""
+    from django.db import connection
+
+    if connection.vendor != "postgresql":
+        return None
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_backend_pid()")
+        pid = cursor.fetchone()[0]
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return None
+    # utime and stime, fields 14 and 15 of proc(5), counted after the ")".
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def _cpu_since(mark: float | None) -> float | None:
+    now = _database_cpu()
+    return None if mark is None or now is None else now - mark
 
 
 def _memory_summary(samples: list[tuple[int, int]]) -> dict:
@@ -73,6 +97,7 @@ def ingest_oai(directory: Path) -> dict:
             page = parse_list_records(path.read_bytes())
             yield page, time.perf_counter() - mark
 
+    database_cpu = _database_cpu()
     started, cpu_started = time.perf_counter(), time.process_time()
     pages = reading_ahead(parsed_pages(), mode=ArxivOaiSource.pages_read_ahead, name="bench-oai-reader")
     with closing(planned_ahead(pages, records_of=lambda item: item[0].records)) as planned:
@@ -101,6 +126,8 @@ def ingest_oai(directory: Path) -> dict:
         # process: with the database server's, where two cores' time goes.
         "cpu_seconds": time.process_time() - cpu_started,
         "reader_cpu_seconds": reader.ru_utime + reader.ru_stime,
+        # ... and of the PostgreSQL backend serving this process's connection.
+        "database_cpu_seconds": _cpu_since(database_cpu),
         "reader_peak_rss_mib": round(reader.ru_maxrss / 1024, 1),
         "parse_seconds": parse_seconds,
         "parse_wait_seconds": wait_seconds,
@@ -115,18 +142,23 @@ def ingest_snapshot(path: Path, batch_size: int) -> dict:
     from harvest.sources.snapshot import import_snapshot
 
     samples = []
-    started = time.perf_counter()
+    database_cpu = _database_cpu()
+    started, cpu_started = time.perf_counter(), time.process_time()
     with path.open("rb") as lines:
         result = import_snapshot(
             lines=lines, batch_size=batch_size, progress=lambda _: samples.append((_maxrss_kib(), _rss_kib()))
         )
     seconds = time.perf_counter() - started
     samples.append((_maxrss_kib(), _rss_kib()))
-    reader_peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    reader = resource.getrusage(resource.RUSAGE_CHILDREN)
+    reader_peak = reader.ru_maxrss
     return {
         "records": result.kept,
         "pages": len(samples),
         "seconds": seconds,
+        "cpu_seconds": time.process_time() - cpu_started,
+        "reader_cpu_seconds": reader.ru_utime + reader.ru_stime,
+        "database_cpu_seconds": _cpu_since(database_cpu),
         "reader_peak_rss_mib": round(reader_peak / 1024, 1),
         "skipped": result.skipped,
         "counts": {

@@ -239,6 +239,7 @@ def ingest(url: str, meta: dict, records: int, seed: int) -> dict:
         "worker_peak_rss_mib": result["memory"]["peak_rss_mib"],
         "worker_cpu_seconds": result["cpu_seconds"],
         "reader_cpu_seconds": result["reader_cpu_seconds"],
+        "database_cpu_seconds": result["database_cpu_seconds"],
         "meets_target": rate >= 5000,
         "search_index": indexed,
         "searchable_records_per_second": result["records"] / (result["seconds"] + indexed["seconds"]),
