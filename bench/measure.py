@@ -53,8 +53,11 @@ def _database_cpu() -> float | None:
     with connection.cursor() as cursor:
         cursor.execute("SELECT pg_backend_pid()")
         pid = cursor.fetchone()[0]
+    process = Path(f"/proc/{pid}")
     try:
-        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        if process.joinpath("comm").read_text().strip() != "postgres":
+            return None  # a server elsewhere: this pid is some other local process
+        fields = process.joinpath("stat").read_text().rsplit(")", 1)[1].split()
     except OSError:
         return None
     # utime and stime, fields 14 and 15 of proc(5), counted after the ")".

@@ -7,9 +7,10 @@ from __future__ import annotations
 import pytest
 from django.db import connection
 
-from bench import measure
+from bench import inputs, measure
 from harvest import services
 from harvest.models import Authorship, Paper, PaperCategory, Version
+from harvest.sources.oai import parse_list_records
 from tests.bench.test_stores import first_records, library
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -34,3 +35,14 @@ def test_the_floor_writes_back_every_row_the_ingest_stored():
     }
     assert floor["rows"]["harvest_authorship"] > 300
     assert floor["seconds"] > 0 and floor["bytes"] > 0
+
+
+@pytest.mark.skipif(connection.vendor != "postgresql", reason="the backend's CPU is read on PostgreSQL only")
+def test_the_backend_cpu_counts_the_work_of_this_connection():
+    pages = inputs.oai_pages(papers=2000, page_size=1000, series_month=4, seed=3)
+    records = [record for page in pages for record in parse_list_records(page).records]
+    before = measure._database_cpu()
+    services.paper_upsert_many(records=records)  # about a quarter of a second of the server's CPU
+
+    assert before is not None
+    assert measure._cpu_since(before) > 0
