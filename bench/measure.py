@@ -249,8 +249,9 @@ def storage_floor() -> dict:
     foreign key: no parsing, no planning, no Python per row. No ingest of
     these records, by any client code, can store them faster than that on
     this server, so `seconds` over the bare parse time is a floor under the
-    ingest's ratio to parse-only. The library is left holding the same rows.
-    PostgreSQL only.
+    ingest's ratio to parse-only. The library is left holding the same rows;
+    tables that point at papers (picks, guided readings) are emptied, which
+    the benchmark's scratch library never fills. PostgreSQL only.
     """
     from django.db import connection
 
