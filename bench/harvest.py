@@ -146,12 +146,6 @@ def _empty_library() -> None:
         Author.objects.all().delete()
 
 
-def _is_postgresql() -> bool:
-    from django.db import connection
-
-    return connection.vendor == "postgresql"
-
-
 def _library_size() -> dict:
     from harvest.models import Author, Paper, Version
 
@@ -247,7 +241,7 @@ def run(args: argparse.Namespace) -> dict:
                 before = _library_size()
                 kind, source = ingest_kind[path]
                 result = _run_child(kind, source, scratch, args.batch_size)
-                if floor is None and library == "empty" and _is_postgresql():
+                if floor is None and library == "empty" and machine["database"] == "postgresql":
                     # Before the indexing pass: the rows exactly as the ingest left them.
                     floor = _run_child("floor", source, scratch, args.batch_size)
                     floor["ratio_to_parse_only"] = floor["seconds"] / parse[path]["bare_seconds"]

@@ -69,6 +69,25 @@ def _cpu_since(mark: float | None) -> float | None:
     return None if mark is None or now is None else now - mark
 
 
+def _cpu_marks() -> tuple[float | None, float]:
+    """Where an ingest's CPU accounting starts: its database backend, this process."""
+    return _database_cpu(), time.process_time()
+
+
+def _cpu_report(marks: tuple[float | None, float]) -> dict:
+    """CPU time since `marks` of the storing process (all its threads), of the
+    reader process (ended by now) and of the PostgreSQL backend serving this
+    process's connection: where the two cores' time went."""
+    database, process = marks
+    reader = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return {
+        "cpu_seconds": time.process_time() - process,
+        "reader_cpu_seconds": reader.ru_utime + reader.ru_stime,
+        "database_cpu_seconds": _cpu_since(database),
+        "reader_peak_rss_mib": round(reader.ru_maxrss / 1024, 1),
+    }
+
+
 def _memory_summary(samples: list[tuple[int, int]]) -> dict:
     """samples: (maxrss, rss) in KiB after each page (or snapshot batch)."""
     first = samples[min(len(samples), FIRST_MARK) - 1][0]
@@ -100,8 +119,7 @@ def ingest_oai(directory: Path) -> dict:
             page = parse_list_records(path.read_bytes())
             yield page, time.perf_counter() - mark
 
-    database_cpu = _database_cpu()
-    started, cpu_started = time.perf_counter(), time.process_time()
+    marks, started = _cpu_marks(), time.perf_counter()
     pages = reading_ahead(parsed_pages(), mode=ArxivOaiSource.pages_read_ahead, name="bench-oai-reader")
     with closing(planned_ahead(pages, records_of=lambda item: item[0].records)) as planned:
         while True:
@@ -120,18 +138,11 @@ def ingest_oai(directory: Path) -> dict:
             totals.created_version_ids.clear()  # counted, not kept: memory stays per page
             samples.append((_maxrss_kib(), _rss_kib()))
     seconds = time.perf_counter() - started
-    reader = resource.getrusage(resource.RUSAGE_CHILDREN)
     return {
         "records": records,
         "pages": len(samples),
         "seconds": seconds,
-        # CPU time of the storing process (all its threads) and of the reader
-        # process: with the database server's, where two cores' time goes.
-        "cpu_seconds": time.process_time() - cpu_started,
-        "reader_cpu_seconds": reader.ru_utime + reader.ru_stime,
-        # ... and of the PostgreSQL backend serving this process's connection.
-        "database_cpu_seconds": _cpu_since(database_cpu),
-        "reader_peak_rss_mib": round(reader.ru_maxrss / 1024, 1),
+        **_cpu_report(marks),
         "parse_seconds": parse_seconds,
         "parse_wait_seconds": wait_seconds,
         "upsert_seconds": upsert_seconds,
@@ -145,31 +156,20 @@ def ingest_snapshot(path: Path, batch_size: int) -> dict:
     from harvest.sources.snapshot import import_snapshot
 
     samples = []
-    database_cpu = _database_cpu()
-    started, cpu_started = time.perf_counter(), time.process_time()
+    marks, started = _cpu_marks(), time.perf_counter()
     with path.open("rb") as lines:
         result = import_snapshot(
             lines=lines, batch_size=batch_size, progress=lambda _: samples.append((_maxrss_kib(), _rss_kib()))
         )
     seconds = time.perf_counter() - started
     samples.append((_maxrss_kib(), _rss_kib()))
-    reader = resource.getrusage(resource.RUSAGE_CHILDREN)
-    reader_peak = reader.ru_maxrss
     return {
         "records": result.kept,
         "pages": len(samples),
         "seconds": seconds,
-        "cpu_seconds": time.process_time() - cpu_started,
-        "reader_cpu_seconds": reader.ru_utime + reader.ru_stime,
-        "database_cpu_seconds": _cpu_since(database_cpu),
-        "reader_peak_rss_mib": round(reader_peak / 1024, 1),
+        **_cpu_report(marks),
         "skipped": result.skipped,
-        "counts": {
-            "new_papers": result.new_papers,
-            "new_versions": result.new_versions,
-            "updated": result.updated,
-            "unchanged": result.unchanged,
-        },
+        "counts": _counts(result),
         "memory": _memory_summary(samples),
     }
 
