@@ -91,6 +91,9 @@ class UpsertPlan:
     relinks: list[PaperRow] = field(default_factory=list)
     pending_versions: list[tuple[PaperRow, tuple]] = field(default_factory=list)  # (paper, row without paper_id)
     filled_versions: list[VersionRow] = field(default_factory=list)
+    # Ids of the relinked papers' author names that the library held when
+    # planned ahead; names missing then are looked up again when written.
+    author_ids: dict[str, int] = field(default_factory=dict)
 
 
 def read_library(store, batch: list[PaperRecord]) -> LibraryState:
@@ -191,7 +194,8 @@ def _write(store, plan: UpsertPlan) -> UpsertResult:
         result.created_version_ids = store.insert_versions([(paper.pk, *row) for paper, row in plan.pending_versions])
     if plan.relinks:
         new_ids = {paper.pk for paper in plan.new_papers}
-        store.replace_links(plan.relinks, known=[p.pk for p in plan.relinks if p.pk not in new_ids])
+        known = [p.pk for p in plan.relinks if p.pk not in new_ids]
+        store.replace_links(plan.relinks, known=known, author_ids=plan.author_ids)
     return result
 
 

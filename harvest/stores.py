@@ -103,6 +103,11 @@ def chunked(items: Sequence[T], size: int) -> Iterator[Sequence[T]]:
 AUTHOR_NAME_CHARS = 300
 
 
+def author_names(papers: list[PaperRow]) -> list[str]:
+    """The distinct author names these papers link to, as link_rows stores them."""
+    return sorted({name[:AUTHOR_NAME_CHARS] for paper in papers for name in paper.authors})
+
+
 def link_rows(papers: list[PaperRow]) -> tuple[list[tuple[int, int, str]], list[tuple[int, str, bool]]]:
     """(paper_id, position, author name) and (paper_id, category, is_primary) rows."""
     authorships = [
@@ -170,14 +175,15 @@ class OrmStore:
         )
         return [v.pk for v in objects]
 
-    def replace_links(self, papers: list[PaperRow], *, known: list[int]) -> None:
-        """(Re)write the indexed author and category rows of these papers."""
+    def replace_links(self, papers: list[PaperRow], *, known: list[int], author_ids: dict[str, int]) -> None:
+        """(Re)write the indexed author and category rows of these papers;
+        `author_ids`: ids of some of their names, found earlier (authors are never deleted)."""
         for ids in chunked(known, _IN_CHUNK):
             Authorship.objects.filter(paper_id__in=ids).delete()
             PaperCategory.objects.filter(paper_id__in=ids).delete()
         authorships, categories = link_rows(papers)
-        names = sorted({name for _, _, name in authorships})
-        author_ids: dict[str, int] = {}
+        author_ids = dict(author_ids)
+        names = [name for name in author_names(papers) if name not in author_ids]
         for chunk in chunked(names, _IN_CHUNK):
             Author.objects.bulk_create([Author(name=name) for name in chunk], ignore_conflicts=True)
             author_ids.update(Author.objects.filter(name__in=chunk).values_list("name", "id"))
@@ -385,25 +391,36 @@ class PostgresStore:
         self._copy("harvest_version", f"id, {_VERSION_COLUMNS}", numbered)
         return ids
 
-    def _author_ids(self, names: list[str]) -> dict[str, int]:
-        """Ids of these author names, creating the names the library lacks."""
+    def find_authors(self, names: list[str]) -> dict[str, int]:
+        """Ids of those of these author names the library holds."""
+        if not names:
+            return {}
         wanted, params = _text_list(names)
         self.cursor.execute(AUTHOR_IDS_SQL.format(names=wanted), params)
-        ids = dict(self.cursor.fetchall())
+        return dict(self.cursor.fetchall())
+
+    def _author_ids(self, names: list[str], found: dict[str, int] | None = None) -> dict[str, int]:
+        """Ids of these author names, creating the names the library lacks;
+        `found`: ids of some of them, looked up earlier (authors are never
+        deleted, so an id once found stays right)."""
+        found = found or {}
+        ids = {name: found[name] for name in names if name in found}
+        ids.update(self.find_authors([name for name in names if name not in found]))
         missing = [name for name in names if name not in ids]
         if missing:
             ids.update(zip(missing, self._next_ids("harvest_author", len(missing)), strict=True))
             self._copy("harvest_author", "id, name", ((ids[name], name) for name in missing))
         return ids
 
-    def replace_links(self, papers: list[PaperRow], *, known: list[int]) -> None:
-        """(Re)write the indexed author and category rows of these papers."""
+    def replace_links(self, papers: list[PaperRow], *, known: list[int], author_ids: dict[str, int]) -> None:
+        """(Re)write the indexed author and category rows of these papers;
+        `author_ids`: ids of some of their names, found earlier."""
         if known:
             self.cursor.execute("DELETE FROM harvest_authorship WHERE paper_id = ANY(%s::bigint[])", [known])
             self.cursor.execute("DELETE FROM harvest_papercategory WHERE paper_id = ANY(%s::bigint[])", [known])
         authorships, categories = link_rows(papers)
         if authorships:
-            ids = self._author_ids(sorted({name for _, _, name in authorships}))
+            ids = self._author_ids(author_names(papers), author_ids)
             self._copy(
                 "harvest_authorship",
                 "paper_id, author_id, position",
@@ -413,6 +430,10 @@ class PostgresStore:
             self._copy("harvest_papercategory", "paper_id, category, is_primary", categories)
 
 
-def store_for_connection() -> PostgresStore | OrmStore:
+def store_class() -> type[PostgresStore] | type[OrmStore]:
     """The set-based store on PostgreSQL, the portable ORM store elsewhere."""
-    return PostgresStore() if connection.vendor == "postgresql" else OrmStore()
+    return PostgresStore if connection.vendor == "postgresql" else OrmStore
+
+
+def store_for_connection() -> PostgresStore | OrmStore:
+    return store_class()()

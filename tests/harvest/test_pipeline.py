@@ -9,24 +9,27 @@ import pytest
 from celery.exceptions import SoftTimeLimitExceeded
 from django.db import connection
 
-from harvest.models import Paper, Version
+from harvest.models import Author, Authorship, Paper, Version
 from harvest.pipeline import planned_ahead
 from harvest.records import PaperRecord, VersionRecord
 from harvest.services import paper_upsert_many
 from harvest.sources.http import PermanentError
 
-pytestmark = pytest.mark.django_db
+# The planner thread reads on its own connection: it sees what is committed.
+pytestmark = pytest.mark.django_db(transaction=True)
 
 V1 = datetime(2026, 11, 10, 9, 0, tzinfo=UTC)
 V2 = datetime(2026, 11, 12, 9, 0, tzinfo=UTC)
 
 
-def record(arxiv_id: str = "2611.00001", *, versions=(V1,), title: str = "A title") -> PaperRecord:
+def record(
+    arxiv_id: str = "2611.00001", *, versions=(V1,), title: str = "A title", authors=("Ada Lovelace", "Alan Turing")
+) -> PaperRecord:
     return PaperRecord(
         arxiv_id=arxiv_id,
         title=title,
         abstract="An abstract.",
-        authors=["Ada Lovelace", "Alan Turing"],
+        authors=list(authors),
         categories=["cs.LG"],
         versions=[VersionRecord(number=i + 1, submitted=when, size="10kb") for i, when in enumerate(versions)],
     )
@@ -173,3 +176,48 @@ def test_stopping_early_hands_the_frozen_objects_back():
     assert gc.get_freeze_count() > before
     planned.close()
     assert gc.get_freeze_count() == before
+
+
+def backends_of_this_database() -> int:
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT count(*) FROM pg_stat_activity WHERE datname = current_database()")
+        return cursor.fetchone()[0]
+
+
+def test_a_plan_carries_the_ids_of_the_authors_the_library_holds():
+    paper_upsert_many(records=[record("2611.00001", authors=["Ada Lovelace"])])
+    ada = Author.objects.get(name="Ada Lovelace").pk
+    [(batch, plan)] = list(
+        planned_ahead([[record("2611.00002", authors=["Ada Lovelace", "Grace Hopper"])]], records_of=itself)
+    )
+    if plans_are_checked():
+        assert plan.author_ids == {"Ada Lovelace": ada}  # Grace Hopper is not there yet
+    paper_upsert_many(records=batch, plan=plan)
+    links = Authorship.objects.filter(paper__arxiv_id="2611.00002").order_by("position")
+    assert [(link.author.name, link.author_id == ada) for link in links] == [
+        ("Ada Lovelace", True),
+        ("Grace Hopper", False),
+    ]
+    assert Author.objects.count() == 2
+
+
+def test_authors_new_in_one_batch_are_stored_once_when_the_next_names_them_too():
+    # The second batch is planned while the first is written: whether it finds
+    # Grace Hopper then or not, she is one author afterwards.
+    batches = [
+        [record(f"2611.{n:05d}", authors=["Grace Hopper", f"Author {n}"]) for n in range(1, 51)],
+        [record(f"2611.{n:05d}", authors=["Grace Hopper", f"Author {n}"]) for n in range(51, 101)],
+    ]
+    for batch, plan in planned_ahead(batches, records_of=itself):
+        paper_upsert_many(records=batch, plan=plan)
+    grace = Author.objects.get(name="Grace Hopper")
+    assert Authorship.objects.filter(author=grace).count() == 100
+    assert Author.objects.count() == 101
+
+
+@pytest.mark.skipif(connection.vendor != "postgresql", reason="counts PostgreSQL backends")
+def test_the_planner_threads_connection_is_closed_at_the_end():
+    before = backends_of_this_database()
+    for batch, plan in planned_ahead([[record("2611.00001")], [record("2611.00002")]], records_of=itself):
+        paper_upsert_many(records=batch, plan=plan)
+    assert backends_of_this_database() == before
