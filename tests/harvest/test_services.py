@@ -148,3 +148,15 @@ def test_an_overlong_author_name_is_linked_truncated_and_does_not_stop_its_batch
     linked = list(Authorship.objects.filter(paper__arxiv_id="2611.00001").order_by("position"))
     assert [a.author.name for a in linked] == [long_name[:300], "Alan Turing"]
     assert Paper.objects.get(arxiv_id="2611.00001").authors[0] == long_name  # the paper keeps what arXiv said
+
+
+def test_deleting_a_paper_takes_its_versions_and_links_with_it():
+    # Versions, author and category links carry no database foreign key
+    # (harvest/models.py): the ORM's cascade is what removes them.
+    paper_upsert_many(records=[record(versions=(V1, V2)), record("2611.00002")])
+    Paper.objects.get(arxiv_id="2611.00001").delete()
+    kept = Paper.objects.get(arxiv_id="2611.00002")
+    assert set(Version.objects.values_list("paper_id", flat=True)) == {kept.pk}
+    assert set(Authorship.objects.values_list("paper_id", flat=True)) == {kept.pk}
+    assert set(PaperCategory.objects.values_list("paper_id", flat=True)) == {kept.pk}
+    assert Author.objects.count() == 2  # authors stay: they are only ever added
