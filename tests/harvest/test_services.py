@@ -6,6 +6,7 @@ import pickle
 from datetime import UTC, datetime
 
 import pytest
+from django.db import connection, transaction
 
 from harvest.models import Author, Authorship, Paper, PaperCategory, Version
 from harvest.records import MalformedRecord, PaperRecord, VersionRecord, split_arxiv_id, split_authors
@@ -160,3 +161,18 @@ def test_deleting_a_paper_takes_its_versions_and_links_with_it():
     assert set(Authorship.objects.values_list("paper_id", flat=True)) == {kept.pk}
     assert set(PaperCategory.objects.values_list("paper_id", flat=True)) == {kept.pk}
     assert Author.objects.count() == 2  # authors stay: they are only ever added
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.skipif(connection.vendor != "postgresql", reason="a PostgreSQL setting")
+def test_only_the_upserts_own_transaction_commits_without_waiting_for_the_disk():
+    def synchronous_commit() -> str:
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT current_setting('synchronous_commit')")
+            return cursor.fetchone()[0]
+
+    with transaction.atomic():
+        paper_upsert_many(records=[record()])
+        assert synchronous_commit() == "off"
+    assert synchronous_commit() == "on"
+    assert Paper.objects.count() == 1
