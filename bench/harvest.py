@@ -303,7 +303,8 @@ def table(report: dict) -> str:
             micros = {key: v[key] / v["records"] * 1e6 for key in _CPU_KEYS}
             lines.append(
                 f"CPU per record, '{v['variant']}': reader {micros['reader_cpu_seconds']:.0f} µs, "
-                f"storing {micros['cpu_seconds']:.0f} µs, PostgreSQL {micros['database_cpu_seconds']:.0f} µs"
+                f"storing {micros['cpu_seconds']:.0f} µs, PostgreSQL (all its processes) "
+                f"{micros['database_cpu_seconds']:.0f} µs"
             )
     for v in report["variants"]:
         index = v["search_index"]

@@ -44,24 +44,43 @@ def _maxrss_kib() -> int:
 
 
 def _database_cpu() -> float | None:
-    """CPU seconds so far of this connection's PostgreSQL backend process,
-    read from /proc when the server runs on this machine (None otherwise)."""
+    """CPU seconds so far of the whole PostgreSQL server serving this
+    connection, read from /proc when it runs on this machine (None
+    otherwise): every process the postmaster started, this connection's
+    backend, the planner thread's (harvest/pipeline.py), the WAL writer that
+    flushes commits made with synchronous_commit off, and those that have
+    ended (their time is in the postmaster's children's times). Other
+    databases' work on the same server counts too: run it on a quiet one."""
     from django.db import connection
 
     if connection.vendor != "postgresql":
         return None
     with connection.cursor() as cursor:
         cursor.execute("SELECT pg_backend_pid()")
-        pid = cursor.fetchone()[0]
-    process = Path(f"/proc/{pid}")
+        backend = cursor.fetchone()[0]
     try:
-        if process.joinpath("comm").read_text().strip() != "postgres":
+        if Path(f"/proc/{backend}/comm").read_text().strip() != "postgres":
             return None  # a server elsewhere: this pid is some other local process
-        fields = process.joinpath("stat").read_text().rsplit(")", 1)[1].split()
+        postmaster = int(_stat_fields(backend)[1])
+        fields = _stat_fields(postmaster)
     except OSError:
         return None
-    # utime and stime, fields 14 and 15 of proc(5), counted after the ")".
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    # utime, stime, cutime and cstime: fields 14 to 17 of proc(5).
+    ticks = sum(int(value) for value in fields[11:15])
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                child = _stat_fields(int(entry.name))
+            except OSError:
+                continue  # ended meanwhile
+            if int(child[1]) == postmaster:
+                ticks += int(child[11]) + int(child[12])
+    return ticks / os.sysconf("SC_CLK_TCK")
+
+
+def _stat_fields(pid: int) -> list[str]:
+    """/proc/<pid>/stat from field 3 (state) on: the name before it may hold spaces."""
+    return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
 
 
 def _cpu_since(mark: float | None) -> float | None:
@@ -76,8 +95,8 @@ def _cpu_marks() -> tuple[float | None, float]:
 
 def _cpu_report(marks: tuple[float | None, float]) -> dict:
     """CPU time since `marks` of the storing process (all its threads), of the
-    reader process (ended by now) and of the PostgreSQL backend serving this
-    process's connection: where the two cores' time went."""
+    reader process (ended by now) and of the PostgreSQL server (all its
+    processes): where the two cores' time went."""
     database, process = marks
     reader = resource.getrusage(resource.RUSAGE_CHILDREN)
     return {
@@ -235,8 +254,8 @@ def parse_only_snapshot(path: Path) -> dict:
     return {"bare_seconds": _best(bare), "project_parser_seconds": _best(project), "bytes": path.stat().st_size}
 
 
-# The tables an ingest writes, in an order that satisfies the one database
-# foreign key among them (version -> paper).
+# The tables an ingest writes, referenced tables first (their keys are kept
+# by the store and the ORM, not by database foreign keys: harvest/models.py).
 _LIBRARY_TABLES = ("harvest_author", "harvest_paper", "harvest_version", "harvest_authorship", "harvest_papercategory")
 
 
@@ -245,11 +264,11 @@ def storage_floor() -> dict:
 
     Every row of the library tables is read out (binary COPY), the tables are
     emptied, and the same rows are written back by binary COPY in one
-    transaction into the same tables with the same indexes, constraints and
-    foreign key: no parsing, no planning, no Python per row. No ingest of
-    these records, by any client code, can store them faster than that on
-    this server, so `seconds` over the bare parse time is a floor under the
-    ingest's ratio to parse-only. The library is left holding the same rows;
+    transaction into the same tables with the same indexes and constraints:
+    no parsing, no planning, no Python per row. No ingest of these records,
+    by any client code, can store them faster than that on this server, so
+    `seconds` over the bare parse time is a floor under the ingest's ratio to
+    parse-only. The library is left holding the same rows;
     tables that point at papers (picks, guided readings) are emptied, which
     the benchmark's scratch library never fills. PostgreSQL only.
     """

@@ -37,8 +37,8 @@ def test_the_floor_writes_back_every_row_the_ingest_stored():
     assert floor["seconds"] > 0 and floor["bytes"] > 0
 
 
-@pytest.mark.skipif(connection.vendor != "postgresql", reason="the backend's CPU is read on PostgreSQL only")
-def test_the_backend_cpu_counts_the_work_of_this_connection():
+@pytest.mark.skipif(connection.vendor != "postgresql", reason="the server's CPU is read on PostgreSQL only")
+def test_the_server_cpu_counts_the_work_of_this_connection():
     pages = inputs.oai_pages(papers=2000, page_size=1000, series_month=4, seed=3)
     records = [record for page in pages for record in parse_list_records(page).records]
     before = measure._database_cpu()
