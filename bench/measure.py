@@ -150,7 +150,7 @@ def ingest_oai(directory: Path) -> dict:
                 break
             parse_seconds += parse_time
             with transaction.atomic():
-                totals.add(paper_upsert_many(records=page.records, plan=plan))
+                totals.add(paper_upsert_many(records=page.records, plan=plan, durable=False))
             upsert_seconds += time.perf_counter() - parsed
             records += len(page.records)
             skipped += page.skipped

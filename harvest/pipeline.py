@@ -22,13 +22,14 @@ planned inside its transaction, as without this module.
 from __future__ import annotations
 
 import gc
+import logging
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from typing import TypeVar
 
 from celery.exceptions import SoftTimeLimitExceeded
 from django.conf import settings
-from django.db import connections
+from django.db import connection, connections
 from django.utils import timezone
 
 from harvest.records import PaperRecord
@@ -36,6 +37,8 @@ from harvest.services import UpsertPlan, merge_duplicates, plan_upsert, read_lib
 from harvest.stores import author_names, store_class, store_for_connection
 
 T = TypeVar("T")
+
+logger = logging.getLogger(__name__)
 
 
 def planned_ahead(
@@ -102,13 +105,20 @@ def _start(planner: ThreadPoolExecutor, records: list[PaperRecord]) -> Future | 
     return planner.submit(_read_and_plan, records)
 
 
-def _read_and_plan(records: list[PaperRecord]) -> UpsertPlan:
-    """In the planner thread, on its own connection."""
-    store = store_for_connection()
-    batch = merge_duplicates(records)
-    state = read_library(store, batch)
-    plan = plan_upsert(batch, state, now=timezone.now(), ai_categories=settings.PAPERTRAIL_AI_CATEGORIES)
-    plan.author_ids = store.find_authors(author_names(plan.relinks))
+def _read_and_plan(records: list[PaperRecord]) -> UpsertPlan | None:
+    """In the planner thread, on its own connection. A plan is an
+    optimisation: if it cannot be made (the connection broke, the server
+    refused a second one), the batch is planned inside its transaction."""
+    try:
+        store = store_for_connection()
+        batch = merge_duplicates(records)
+        state = read_library(store, batch)
+        plan = plan_upsert(batch, state, now=timezone.now(), ai_categories=settings.PAPERTRAIL_AI_CATEGORIES)
+        plan.author_ids = store.find_authors(author_names(plan.relinks))
+    except Exception:
+        logger.warning("planning a batch ahead failed; it is planned in its transaction", exc_info=True)
+        connection.close_if_unusable_or_obsolete()  # the next batch's plan reconnects
+        return None
     return plan
 
 

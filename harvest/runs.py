@@ -61,7 +61,8 @@ def _store_page(source: Source, run: HarvestRun, page: Page, owner: str, plan: U
     for text in page.malformed:
         logger.warning("%s: skipped malformed %s", source.slug, text)
     with transaction.atomic():
-        result = paper_upsert_many(records=page.records, plan=plan)
+        # Not durable: a page lost in a crash is lost with the checkpoint below.
+        result = paper_upsert_many(records=page.records, plan=plan, durable=False)
         new_picks = community_pick_upsert_many(source=source, picks=page.picks) if page.picks else 0
         run.pages += 1
         run.seen += len(page.records) + page.skipped + page.deleted

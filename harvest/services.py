@@ -141,7 +141,11 @@ def plan_upsert(
 
 @transaction.atomic
 def paper_upsert_many(
-    *, records: Iterable[PaperRecord], now: datetime | None = None, plan: UpsertPlan | None = None
+    *,
+    records: Iterable[PaperRecord],
+    now: datetime | None = None,
+    plan: UpsertPlan | None = None,
+    durable: bool = True,
 ) -> UpsertResult:
     """Store what the records say, in bulk: new papers and new versions are
     inserted, known papers are updated only where something changed, and a
@@ -158,9 +162,15 @@ def paper_upsert_many(
     planned here. A row the stamps do not cover (a version some other
     writer added without touching its paper) makes the plan's write fail on
     a unique constraint, and the batch is planned here too.
+
+    `durable=False`: the caller's transaction commits without waiting for
+    the disk (see PostgresStore.lock); only for writes that a crash may lose
+    because they are fetched again and a later ordinary commit settles (a
+    harvest page, with its run's checkpoint; the run's end is recorded by
+    an ordinary commit).
     """
     store = store_for_connection()
-    store.lock()
+    store.lock(durable=durable)
     if plan is not None and _still_current(store, plan):
         try:
             with transaction.atomic():

@@ -127,7 +127,7 @@ class OrmStore:
     # No row stamps here: batches are never planned ahead (harvest/pipeline.py).
     checks_stamps = False
 
-    def lock(self) -> None:
+    def lock(self, *, durable: bool = True) -> None:
         """SQLite writers already take turns (one writer at a time)."""
 
     def load_papers(self, arxiv_ids: list[str]) -> tuple[dict[str, PaperRow], None]:
@@ -307,20 +307,23 @@ class PostgresStore:
 
     checks_stamps = True
 
-    def lock(self) -> None:
-        """Take the write lock, and commit this transaction without waiting
-        for its WAL to reach the disk (synchronous_commit off, this transaction
-        only). A crash can then lose the last fraction of a second of commits,
-        never corrupt them; what a harvest page commits is refetchable, and the
-        run's checkpoint is in the same transaction, so a lost page is lost with
-        the checkpoint that says it was stored, and the next run fetches it
-        again. Any later ordinary commit makes it durable. The wait cost about a
-        tenth of an ingest's time and most of its spread from run to run
-        (50,000 records into the 1M library, three runs each: 6,787-6,863
-        records/s without it, 5,002-6,260 with it)."""
-        self.cursor.execute(
-            "SELECT set_config('synchronous_commit', 'off', true), pg_advisory_xact_lock(%s)", [_WRITE_LOCK]
-        )
+    def lock(self, *, durable: bool = True) -> None:
+        """Take the write lock. `durable=False`: the transaction also commits
+        without waiting for its WAL to reach the disk (synchronous_commit off,
+        the whole transaction the upsert runs in). A crash can then lose the
+        last fraction of a second of commits, never corrupt them; a harvest
+        page's transaction holds the run's checkpoint too, so a lost page is
+        lost with the checkpoint that says it was stored and the next run
+        fetches it again, and any later ordinary commit makes it durable.
+        The wait cost about a tenth of an ingest's time and most of its spread
+        from run to run (50,000 records into the 1M library, three runs each:
+        6,787-6,863 records/s without it, 5,002-6,260 with it)."""
+        if durable:
+            self.cursor.execute("SELECT pg_advisory_xact_lock(%s)", [_WRITE_LOCK])
+        else:
+            self.cursor.execute(
+                "SELECT set_config('synchronous_commit', 'off', true), pg_advisory_xact_lock(%s)", [_WRITE_LOCK]
+            )
 
     def load_papers(self, arxiv_ids: list[str]) -> tuple[dict[str, PaperRow], dict[str, str]]:
         """The stored rows of these papers, and the stamp (_STAMP) of each."""

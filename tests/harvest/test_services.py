@@ -163,16 +163,20 @@ def test_deleting_a_paper_takes_its_versions_and_links_with_it():
     assert Author.objects.count() == 2  # authors stay: they are only ever added
 
 
+def synchronous_commit() -> str:
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT current_setting('synchronous_commit')")
+        return cursor.fetchone()[0]
+
+
 @pytest.mark.django_db(transaction=True)
 @pytest.mark.skipif(connection.vendor != "postgresql", reason="a PostgreSQL setting")
-def test_only_the_upserts_own_transaction_commits_without_waiting_for_the_disk():
-    def synchronous_commit() -> str:
-        with connection.cursor() as cursor:
-            cursor.execute("SELECT current_setting('synchronous_commit')")
-            return cursor.fetchone()[0]
-
+def test_a_write_that_may_be_lost_commits_without_waiting_for_the_disk_and_only_its_transaction():
     with transaction.atomic():
-        paper_upsert_many(records=[record()])
+        paper_upsert_many(records=[record()], durable=False)
         assert synchronous_commit() == "off"
     assert synchronous_commit() == "on"
-    assert Paper.objects.count() == 1
+    with transaction.atomic():
+        paper_upsert_many(records=[record("2611.00002")])
+        assert synchronous_commit() == "on"  # durable unless asked otherwise
+    assert Paper.objects.count() == 2
