@@ -20,7 +20,7 @@ What it measures (figures in a printed table and bench/results/<date>-harvest.js
   and the rate at which records are stored *and* findable by full-text query
   when the two run one after the other;
 - CPU time per record of the reader process, the storing process and the
-  PostgreSQL backend serving it (from /proc, the server being local);
+  PostgreSQL server, all its processes (from /proc, the server being local);
 - the storage floor (PostgreSQL only): after the first ingest into an empty
   library, its rows are read out and written back by binary COPY alone, in
   one transaction, into the same tables and indexes; no ingest of those
@@ -54,7 +54,7 @@ RESULTS = Path(__file__).resolve().parent / "results"
 TARGET_RATE = 5000
 TARGET_RATIO = 3.0
 # Where the two cores' time goes: the reader process, the storing process,
-# its PostgreSQL backend (bench/measure.py).
+# the PostgreSQL server, all its processes (bench/measure.py).
 _CPU_KEYS = ("reader_cpu_seconds", "cpu_seconds", "database_cpu_seconds")
 
 
