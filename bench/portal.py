@@ -123,7 +123,7 @@ def _timed_runs(scenario: Scenario, runs: int, get) -> tuple[float, list[float],
     emptied or refreshed before each request where the scenario says so."""
     from django.core.cache import cache
 
-    from harvest.stats.overview import CACHE_KEY, refresh_overview_stats
+    from portal.stats.overview import CACHE_KEY, refresh_overview_stats
 
     first, timings, statuses = 0.0, [], set()
     for run in range(runs + 1):
@@ -149,7 +149,7 @@ def time_in_process(scenario: Scenario, runs: int) -> dict:
     from django.test import Client
     from django.test.utils import CaptureQueriesContext
 
-    from harvest.stats.overview import CACHE_KEY
+    from portal.stats.overview import CACHE_KEY
 
     client = Client()
     first, timings, statuses = _timed_runs(scenario, runs, client.get)
@@ -169,9 +169,9 @@ def time_in_process(scenario: Scenario, runs: int) -> dict:
 
 
 def time_stats_task(runs: int) -> dict:
-    """The stats task's work (harvest.stats.overview.refresh_overview_stats):
+    """The stats task's work (portal.stats.overview.refresh_overview_stats):
     worker time once a minute, no request waits for it."""
-    from harvest.stats.overview import refresh_overview_stats
+    from portal.stats.overview import refresh_overview_stats
 
     timings = []
     for _ in range(runs):
@@ -263,7 +263,7 @@ def run(args: argparse.Namespace) -> dict:
     django.setup()
     from django.db import connection
 
-    from harvest.stats.windows import display_zone
+    from portal.stats.windows import display_zone
 
     machine = common.machine(connection)
     picked = pick_inputs(meta)
@@ -276,7 +276,7 @@ def run(args: argparse.Namespace) -> dict:
     )
     from harvest.filters import SORT_UPDATED
     from harvest.models import Paper
-    from harvest.views.pagination import keyset_page
+    from portal.pagination import keyset_page
 
     cursor = keyset_page(Paper.objects.all(), sort=SORT_UPDATED, cursor=None, size=20).next_cursor
     next(s for s in plan if s.name.startswith("/papers/ page 2")).urls.append(f"/papers/?cursor={cursor}")

@@ -9,7 +9,7 @@ from decimal import Decimal
 from zoneinfo import ZoneInfo
 
 from django.conf import settings
-from django.db.models import Q
+from django.db.models import Q, QuerySet
 from django.utils import timezone
 
 from digests.models import DailySpend, GuidedReading, LLMState
@@ -37,6 +37,22 @@ def readings_for_versions(*, version_ids: Iterable[int]) -> dict[int, GuidedRead
         version_id__in=ids, prompt_version=current_prompt_version(), status=GuidedReading.Status.DONE
     )
     return {reading.version_id: reading for reading in readings}
+
+
+def done_readings(*, start: datetime, end: datetime) -> QuerySet[GuidedReading]:
+    """Readings written in [start, end]: the overview's "new AI guided readings"."""
+    return GuidedReading.objects.filter(status=GuidedReading.Status.DONE, written_at__gte=start, written_at__lte=end)
+
+
+def done_reading_count_sql() -> tuple[str, dict[str, str]]:
+    """`done_readings(...)` counted per version as one SQL expression over the
+    parameters %(start)s and %(end)s, for a statement that counts many things at
+    once (the overview's), with the parameters it adds."""
+    sql = (
+        f"(SELECT count(DISTINCT version_id) FROM {GuidedReading._meta.db_table} "  # noqa: S608 - a table name
+        "WHERE status = %(reading_done)s AND written_at >= %(start)s AND written_at <= %(end)s)"
+    )
+    return sql, {"reading_done": GuidedReading.Status.DONE.value}
 
 
 def spent_today_usd(now: datetime | None = None) -> Decimal:

@@ -32,8 +32,8 @@ from django.db.models import Exists, Expression, F, OuterRef, Q, QuerySet
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
+from harvest.clock import display_zone
 from harvest.models import Authorship, CommunityPick, Paper, PaperCategory
-from harvest.stats.windows import display_zone
 
 SORT_UPDATED = "updated"
 SORT_INCLUDED = "included_at"

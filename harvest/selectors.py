@@ -1,6 +1,5 @@
-"""Reads of the library for the portal pages and the API: paper lists with what
-a card shows, a paper with its version history and what changed, the papers
-behind a briefing, and the progress of each source.
+"""Reads of the library: a paper with its version history and what changed
+between versions, and the progress of each source.
 
 Every function runs a fixed number of queries whatever the number of papers.
 """
@@ -10,107 +9,15 @@ from __future__ import annotations
 import difflib
 import itertools
 import re
-from collections import defaultdict
-from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
 from django.conf import settings
-from django.db.models import Count, F, OuterRef, Q, QuerySet, Subquery, Sum
+from django.db.models import Count, OuterRef, Q, Subquery, Sum
 from django.utils import timezone
 
-from digests.models import GuidedReading
-from digests.selectors import readings_for_versions
-from harvest.filters import SORT_INCLUDED, SORT_UPDATED
 from harvest.models import CommunityPick, HarvestRun, Paper, Source, Version
-from harvest.stats.overview import done_readings, revision_versions
-from harvest.stats.windows import Window
 from papertrail.schedules import next_runs
-
-# --- cards --------------------------------------------------------------------
-
-
-@dataclass(slots=True)
-class PaperCard:
-    """A paper as a list shows it: the paper, its HF picks, the reading of its
-    latest version, and (in briefings) the versions and readings of the window."""
-
-    paper: Paper
-    picks: list[CommunityPick] = field(default_factory=list)
-    reading: GuidedReading | None = None
-    window_versions: list[int] = field(default_factory=list)
-    window_readings: list[GuidedReading] = field(default_factory=list)
-
-    @property
-    def is_revision(self) -> bool:
-        return self.paper.version_count > 1
-
-    @property
-    def top_upvotes(self) -> int:
-        return max((pick.upvotes for pick in self.picks), default=0)
-
-
-def paper_cards(papers: Sequence[Paper]) -> list[PaperCard]:
-    """Cards for a page of papers (three queries: picks, latest versions, readings)."""
-    if not papers:
-        return []
-    ids = [paper.pk for paper in papers]
-    picks: dict[int, list[CommunityPick]] = defaultdict(list)
-    for pick in CommunityPick.objects.filter(paper_id__in=ids).select_related("source").order_by("-upvotes"):
-        picks[pick.paper_id].append(pick)
-    latest = dict(
-        Version.objects.filter(paper_id__in=ids, number=F("paper__latest_version")).values_list("paper_id", "id")
-    )
-    readings = readings_for_versions(version_ids=latest.values())
-    return [
-        PaperCard(paper=paper, picks=picks.get(paper.pk, []), reading=readings.get(latest.get(paper.pk, -1)))
-        for paper in papers
-    ]
-
-
-# --- briefings ---------------------------------------------------------------
-
-BRIEFING_NEW = "new"
-BRIEFING_AI = "ai"
-BRIEFING_REVISIONS = "revisions"
-BRIEFING_READINGS = "readings"
-BRIEFING_KINDS = (BRIEFING_NEW, BRIEFING_AI, BRIEFING_REVISIONS, BRIEFING_READINGS)
-BRIEFING_SORT = {
-    BRIEFING_NEW: SORT_INCLUDED,
-    BRIEFING_AI: SORT_INCLUDED,
-    BRIEFING_REVISIONS: SORT_UPDATED,
-    BRIEFING_READINGS: SORT_UPDATED,
-}
-
-
-def briefing_papers(*, kind: str, window: Window) -> QuerySet[Paper]:
-    """Exactly the papers behind one overview number of a window (unordered)."""
-    if kind == BRIEFING_NEW:
-        return Paper.objects.filter(included_at__gte=window.start, included_at__lte=window.end)
-    if kind == BRIEFING_AI:
-        return Paper.objects.filter(included_at__gte=window.start, included_at__lte=window.end, ai_related=True)
-    if kind == BRIEFING_REVISIONS:
-        return Paper.objects.filter(id__in=revision_versions(window).values("paper_id"))
-    if kind == BRIEFING_READINGS:
-        return Paper.objects.filter(id__in=done_readings(window).values("version__paper_id"))
-    raise ValueError(f"unknown briefing kind {kind!r}")
-
-
-def briefing_cards(*, kind: str, window: Window, papers: Sequence[Paper]) -> list[PaperCard]:
-    """Cards plus what the window brought to each paper (one more query)."""
-    cards = paper_cards(papers)
-    ids = [card.paper.pk for card in cards]
-    by_paper = {card.paper.pk: card for card in cards}
-    if kind == BRIEFING_REVISIONS:
-        for paper_id, number in (
-            revision_versions(window).filter(paper_id__in=ids).order_by("number").values_list("paper_id", "number")
-        ):
-            by_paper[paper_id].window_versions.append(number)
-    elif kind == BRIEFING_READINGS:
-        for reading in done_readings(window).filter(version__paper_id__in=ids).select_related("version"):
-            by_paper[reading.version.paper_id].window_readings.append(reading)
-    return cards
-
 
 # --- one paper -------------------------------------------------------------------
 
@@ -136,15 +43,6 @@ class VersionChange:
     newer: Version
     recorded: bool  # both versions' texts were stored, so they can be compared
     fields: list[FieldChange] = field(default_factory=list)
-
-
-@dataclass(slots=True)
-class PaperDetail:
-    paper: Paper
-    versions: list[Version]
-    changes: list[VersionChange]
-    readings: dict[int, GuidedReading]
-    picks: list[CommunityPick]
 
 
 def word_diff(old: str, new: str) -> list[tuple[str, str]]:
@@ -223,17 +121,24 @@ def version_change(older: Version, newer: Version) -> VersionChange:
     return VersionChange(older=older, newer=newer, recorded=True, fields=fields)
 
 
-def paper_detail(*, arxiv_id: str) -> PaperDetail | None:
-    """A paper with every version, the changes between consecutive versions,
-    the readings and HF picks (four queries), or None."""
+@dataclass(slots=True)
+class PaperHistory:
+    paper: Paper
+    versions: list[Version]
+    changes: list[VersionChange]
+    picks: list[CommunityPick]
+
+
+def paper_history(*, arxiv_id: str) -> PaperHistory | None:
+    """A paper with every version, the changes between consecutive versions
+    and its HF picks (three queries), or None."""
     paper = Paper.objects.filter(arxiv_id=arxiv_id).first()
     if paper is None:
         return None
     versions = list(paper.versions.order_by("number"))
     changes = [version_change(older, newer) for older, newer in itertools.pairwise(versions)]
-    readings = readings_for_versions(version_ids=[version.pk for version in versions])
     picks = list(paper.community_picks.select_related("source").order_by("-upvotes"))
-    return PaperDetail(paper=paper, versions=versions, changes=changes, readings=readings, picks=picks)
+    return PaperHistory(paper=paper, versions=versions, changes=changes, picks=picks)
 
 
 # --- sources ----------------------------------------------------------------------

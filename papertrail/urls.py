@@ -7,7 +7,7 @@ urlpatterns = [
     path("i18n/", include("django.conf.urls.i18n")),
     path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
     path("api/docs/", SpectacularSwaggerSplitView.as_view(url_name="schema"), name="swagger-ui"),
-    path("api/v1/", include("harvest.api.urls")),
-    path("", include("accounts.urls")),
-    path("", include("harvest.urls")),
+    path("api/v1/", include("portal.urls.api")),
+    path("", include("portal.urls.accounts")),
+    path("", include("portal.urls")),
 ]

@@ -6,7 +6,7 @@ once a minute). PostgreSQL now keeps them itself: statement-level triggers on
 harvest_paper append one row of differences per INSERT, UPDATE, DELETE or COPY
 statement (from its transition tables) to `harvest_paper_totals`, and a
 TRUNCATE empties it. The totals are the sums of that table, which
-harvest.stats.overview.totals() reads and now and then folds into one row.
+portal.stats.overview.totals() reads and now and then folds into one row.
 Appending instead of updating one counter row means concurrent writers never
 wait for each other.
 

@@ -1,4 +1,4 @@
-"""Test settings: the base settings with a test-only secret and no politeness delay.
+"""Test settings: the settings PaperTrail runs with (main.py), with a test-only secret and no politeness delay.
 
 The database and Redis still come from DATABASE_URL / REDIS_URL, so CI runs the
 suite on the real PostgreSQL and Redis servers.
@@ -11,8 +11,8 @@ os.environ.setdefault("ARXIV_REQUEST_DELAY", "0")
 os.environ.setdefault("PAPERTRAIL_HTTP_BACKOFF_BASE", "0")
 os.environ.setdefault("DJANGO_SECURE_SSL_REDIRECT", "0")
 
-from papertrail.settings.base import *  # noqa: F403
 from papertrail.settings.base import DATABASES, VAR_DIR
+from papertrail.settings.main import *  # noqa: F403
 
 PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 # Serve static files from the apps' folders, without a collectstatic step.

@@ -9,7 +9,7 @@ import pytest
 from django.utils import timezone
 
 from harvest.models import HarvestRun, Paper, Version
-from harvest.stats.windows import display_zone
+from portal.stats.windows import display_zone
 from tests.api.factories import pick, reading, record, run, source, store
 
 pytestmark = pytest.mark.django_db

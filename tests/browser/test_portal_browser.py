@@ -9,7 +9,7 @@ from django.core.cache import cache
 from django.utils import timezone
 from playwright.sync_api import expect
 
-from harvest.stats.overview import CACHE_KEY
+from portal.stats.overview import CACHE_KEY
 from tests.browser.conftest import browser_page, in_thread, screenshot
 from tests.portal import factories as f
 

@@ -6,7 +6,7 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
-from harvest.stats.windows import display_zone
+from portal.stats.windows import display_zone
 from tests.portal import factories as f
 from tests.portal.test_library import ids_on
 

@@ -1,4 +1,4 @@
-"""The paper card, built in Python (harvest.templatetags.portal.paper_card):
+"""The paper card (templates/portal/_paper_card.html, through portal.templatetags.portal.paper_card):
 what it shows for each kind of paper, in both languages, with every harvested
 value escaped."""
 
@@ -8,9 +8,9 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone, translation
 
-from harvest.selectors import briefing_cards, paper_cards
-from harvest.stats.windows import current_window
-from harvest.templatetags.portal import paper_card
+from portal.selectors import briefing_cards, paper_cards
+from portal.stats.windows import current_window
+from portal.templatetags.portal import paper_card
 from tests.portal import factories as f
 
 pytestmark = pytest.mark.django_db

@@ -7,7 +7,7 @@ from django.http import QueryDict
 from django.utils import timezone
 
 from harvest.filters import PaperFilterSet
-from harvest.views.pagination import keyset_page
+from portal.pagination import keyset_page
 from tests.portal import factories as f
 
 pytestmark = pytest.mark.django_db

@@ -14,9 +14,9 @@ from django.utils import timezone
 
 from harvest.filters import PaperFilterSet
 from harvest.models import Paper
-from harvest.stats import overview
-from harvest.stats.overview import totals
-from harvest.views import pagination
+from portal.stats import overview
+from portal.stats.overview import totals
+from portal import pagination
 from tests.portal import factories as f
 
 pytestmark = pytest.mark.django_db
@@ -128,7 +128,7 @@ def test_a_broad_query_is_ranked_among_its_newest_matches(monkeypatch):
 
 
 def test_the_cached_chart_keeps_finished_days_and_counts_today_afresh():
-    from harvest.stats.chart import daily_chart
+    from portal.stats.chart import daily_chart
 
     now = timezone.now()
     f.store(f.record("2611.00001"), at=now - timedelta(days=3))

@@ -7,8 +7,8 @@ from django.utils import timezone
 
 from harvest.search_index import STALLED_AFTER, index_pending_papers
 from harvest.services import paper_upsert_many
-from harvest.templatetags.portal import bjtz
 from papertrail.schedules import next_runs
+from portal.templatetags.portal import bjtz
 from tests.portal import factories as f
 
 pytestmark = pytest.mark.django_db
@@ -50,7 +50,7 @@ def test_each_source_shows_its_progress(client, sources, settings):
     assert "读取 0 条,新增论文 0 篇" in arxiv  # the last check
     assert "检查 2 次(失败 0 次),读取 120 条,新增论文 100 篇,新增版本 7 个" in arxiv  # the last 24 hours
     nxt = next_runs(settings.HARVEST_SCHEDULES["arxiv"], after=timezone.now())[0]
-    from harvest.templatetags.portal import bjt
+    from portal.templatetags.portal import bjt
 
     assert f"{bjt(nxt)}(北京时间)" in arxiv
     assert "&quot;until&quot;: &quot;2026-11-12&quot;" in arxiv

@@ -11,10 +11,10 @@ from django.conf import settings
 from django.core.cache import cache
 from django.utils import timezone
 
-from harvest.stats import overview_stats_cached
-from harvest.stats.overview import CACHE_KEY, refresh_overview_stats
-from harvest.stats.tasks import refresh_overview
-from harvest.stats.windows import display_zone
+from portal.stats import overview_stats_cached
+from portal.stats.overview import CACHE_KEY, refresh_overview_stats
+from portal.stats.windows import display_zone
+from portal.tasks import refresh_overview
 from tests.portal import factories as f
 
 pytestmark = pytest.mark.django_db

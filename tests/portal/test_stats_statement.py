@@ -12,9 +12,9 @@ from django.db import connection
 
 from digests.models import GuidedReading
 from harvest.models import HarvestRun
-from harvest.stats.chart import daily_chart, day_start
-from harvest.stats.overview import current_numbers, current_numbers_by_parts, refresh_overview_stats
-from harvest.stats.windows import current_window, display_zone
+from portal.stats.chart import daily_chart, day_start
+from portal.stats.overview import current_numbers, current_numbers_by_parts, refresh_overview_stats
+from portal.stats.windows import current_window, display_zone
 from tests.portal import factories as f
 
 pytestmark = [

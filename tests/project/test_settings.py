@@ -22,7 +22,7 @@ def manage(*args: str, env: dict[str, str]) -> subprocess.CompletedProcess:
         [sys.executable, str(PROJECT_ROOT / "manage.py"), *args],
         env={
             **env,
-            "DJANGO_SETTINGS_MODULE": "papertrail.settings.base",
+            "DJANGO_SETTINGS_MODULE": "papertrail.settings.main",
             "PAPERTRAIL_VAR_DIR": "/tmp/papertrail-settings-test",
         },
         capture_output=True,

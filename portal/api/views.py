@@ -14,31 +14,24 @@ from rest_framework.views import APIView
 
 from accounts.models import ApiToken
 from digests.selectors import llm_status
-from harvest.api.errors import NotFoundParameter, ParameterError, form_errors
-from harvest.api.pagination import CURSOR_PARAMETER, PAGE_SIZE_PARAMETER, KeysetPagination
-from harvest.api.parameters import PAPER_FILTER_PARAMETERS
-from harvest.api.schema import ERROR_RESPONSES, NOT_FOUND_RESPONSE
-from harvest.api.serializers.papers import PaperDetailSerializer, PaperSerializer
-from harvest.api.serializers.site import (
+from harvest.filters import PaperFilterSet
+from harvest.selectors import source_progress_list
+from portal.api.errors import NotFoundParameter, ParameterError, form_errors
+from portal.api.pagination import CURSOR_PARAMETER, PAGE_SIZE_PARAMETER, KeysetPagination
+from portal.api.parameters import PAPER_FILTER_PARAMETERS
+from portal.api.schema import ERROR_RESPONSES, NOT_FOUND_RESPONSE
+from portal.api.serializers.papers import PaperDetailSerializer, PaperSerializer
+from portal.api.serializers.site import (
     BriefingPageSerializer,
     MeSerializer,
     SourcesSerializer,
     StatsSerializer,
 )
-from harvest.filters import PaperFilterSet
-from harvest.records import MalformedRecord, split_arxiv_id
-from harvest.selectors import (
-    BRIEFING_KINDS,
-    BRIEFING_SORT,
-    briefing_cards,
-    briefing_papers,
-    paper_cards,
-    paper_detail,
-    source_progress_list,
-)
-from harvest.stats import overview_stats_cached
-from harvest.stats.overview import window_counts
-from harvest.stats.windows import Window, WindowError, current_window, parse_window_end, window_ending
+from portal.arxiv_ids import PaperNotFound, requested_paper
+from portal.selectors import BRIEFING_KINDS, BRIEFING_SORT, briefing_cards, briefing_papers, paper_cards
+from portal.stats import overview_stats_cached
+from portal.stats.overview import window_counts
+from portal.stats.windows import Window, WindowError, current_window, parse_window_end, window_ending
 
 END_PARAMETER = OpenApiParameter(
     "end",
@@ -119,16 +112,9 @@ class PaperDetailView(APIView):
     )
     def get(self, request: Request, arxiv_id: str) -> Response:
         try:
-            base_id, version = split_arxiv_id(arxiv_id)
-        except MalformedRecord:
-            raise ParameterError(
-                {"arxiv_id": [_("Not an arXiv identifier such as 2611.13545 or hep-th/9901001.")]}
-            ) from None
-        detail = paper_detail(arxiv_id=base_id)
-        if detail is None:
-            raise NotFoundParameter({"arxiv_id": [_("This paper is not in the library.")]})
-        if version is not None and version not in {v.number for v in detail.versions}:
-            raise NotFoundParameter({"arxiv_id": [_("This version of the paper is not in the library.")]})
+            detail, version = requested_paper(arxiv_id)
+        except PaperNotFound as exc:
+            raise (ParameterError if exc.malformed else NotFoundParameter)({"arxiv_id": [exc.message]}) from None
         return Response(PaperDetailSerializer(detail, context={"requested_version": version}).data)
 
 

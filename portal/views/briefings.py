@@ -9,10 +9,10 @@ from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 from django.views.decorators.http import require_GET
 
-from harvest.selectors import BRIEFING_KINDS, BRIEFING_SORT, briefing_cards, briefing_papers
-from harvest.stats.overview import window_counts
-from harvest.stats.windows import WindowError, current_window, parse_window_end, window_ending
-from harvest.views.pagination import CursorError, bounded_count, keyset_page
+from portal.pagination import CursorError, bounded_count, keyset_page
+from portal.selectors import BRIEFING_KINDS, BRIEFING_SORT, briefing_cards, briefing_papers
+from portal.stats.overview import window_counts
+from portal.stats.windows import WindowError, current_window, parse_window_end, window_ending
 
 BRIEFING_PAGE_SIZE = 50
 BRIEFING_TITLES = {

@@ -8,9 +8,9 @@ from django.views.decorators.http import require_GET
 
 from harvest.filters import SORT_UPDATED
 from harvest.models import Paper
-from harvest.selectors import paper_cards
-from harvest.stats import overview_stats_cached
-from harvest.views.pagination import keyset_page
+from portal.pagination import keyset_page
+from portal.selectors import paper_cards
+from portal.stats import overview_stats_cached
 
 OVERVIEW_PAPERS = 10
 

@@ -6,9 +6,10 @@ from dataclasses import dataclass
 from datetime import datetime, time, timedelta
 from zoneinfo import ZoneInfo
 
-from django.conf import settings
 from django.utils import timezone
 from django.utils.translation import gettext as _
+
+from harvest.clock import display_zone
 
 WINDOW_LENGTH = timedelta(hours=24)
 _END_FORMATS = ("%Y-%m-%dT%H:%M", "%Y-%m-%d %H:%M", "%Y-%m-%dT%H:%M:%S", "%Y-%m-%d %H:%M:%S")
@@ -18,10 +19,6 @@ _EARLIEST_END = datetime(1991, 1, 1, tzinfo=ZoneInfo("UTC"))
 
 class WindowError(ValueError):
     """A window end that cannot be used; the message is shown to the reader."""
-
-
-def display_zone() -> ZoneInfo:
-    return ZoneInfo(settings.DISPLAY_TIME_ZONE)
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,8 +1,8 @@
 """The task that keeps the overview numbers fresh, so that no page computes them.
 
 Celery beat runs it every PORTAL_STATS_REFRESH_SECONDS (settings: "Portal
-statistics"); the worker finds it through CELERY_IMPORTS. Routed to the
-default queue: a long harvest run on the harvest queue must not hold it up.
+statistics"); the worker finds it by autodiscovery. Routed to the default
+queue: a long harvest run on the harvest queue must not hold it up.
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ import time
 
 from celery import shared_task
 
-from harvest.stats.overview import refresh_overview_stats
+from portal.stats.overview import refresh_overview_stats
 
 
 @shared_task(name="portal.refresh_overview_stats", soft_time_limit=50, time_limit=55)

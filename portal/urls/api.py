@@ -3,8 +3,8 @@ under it is a JSON 404, never an HTML page."""
 
 from django.urls import path, re_path
 
-from harvest.api import views
-from harvest.api.errors import json_not_found
+from portal.api import views
+from portal.api.errors import json_not_found
 
 app_name = "api"
 urlpatterns = [

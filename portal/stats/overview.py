@@ -31,9 +31,11 @@ from django.db.models import Count, Exists, F, Max, OuterRef, Q, QuerySet, Subqu
 from django.utils import timezone
 
 from digests.models import GuidedReading
+from digests.selectors import done_reading_count_sql
+from digests.selectors import done_readings as readings_done_between
 from harvest.models import CommunityPick, HarvestRun, Paper, Source, Version
-from harvest.stats.chart import DayPoint, daily_chart, day_start
-from harvest.stats.windows import Window, current_window, display_zone
+from portal.stats.chart import DayPoint, daily_chart, day_start
+from portal.stats.windows import Window, current_window, display_zone
 
 CACHE_KEY = "portal:overview:v1"
 # How long the cache keeps stored numbers at all; whether a request may still
@@ -124,9 +126,7 @@ def revision_versions(window: Window) -> QuerySet[Version]:
 
 
 def done_readings(window: Window) -> QuerySet[GuidedReading]:
-    return GuidedReading.objects.filter(
-        status=GuidedReading.Status.DONE, written_at__gte=window.start, written_at__lte=window.end
-    )
+    return readings_done_between(start=window.start, end=window.end)
 
 
 def freshness() -> Freshness:
@@ -253,8 +253,7 @@ WITH recent_papers AS (
 )
 SELECT
     papers.in_window, papers.ai_in_window, revisions.in_window,  -- window_counts()
-    (SELECT count(DISTINCT version_id) FROM digests_guidedreading
-     WHERE status = %(done)s AND written_at >= %(start)s AND written_at <= %(end)s),
+    {readings},  -- digests.selectors.done_readings()
     (SELECT max(finished_at) FROM harvest_harvestrun  -- freshness()
      WHERE source_id = (SELECT id FROM harvest_source WHERE slug = %(arxiv)s) AND status IN (%(ok)s, %(empty)s)),
     (SELECT max(started_at) FROM harvest_harvestrun
@@ -278,6 +277,8 @@ FROM papers, revisions, (
     FROM harvest_paper_totals
 ) totals
 """
+_READINGS_SQL, _READINGS_PARAMS = done_reading_count_sql()
+_CURRENT_SQL = _CURRENT_SQL.replace("{readings}", _READINGS_SQL)
 
 
 def current_numbers(window: Window) -> CurrentNumbers:
@@ -299,7 +300,7 @@ def current_numbers(window: Window) -> CurrentNumbers:
                 "ok": HarvestRun.Status.OK.value,
                 "empty": HarvestRun.Status.EMPTY.value,
                 "failed": HarvestRun.Status.FAILED.value,
-                "done": GuidedReading.Status.DONE.value,
+                **_READINGS_PARAMS,
             },
         )
         row = cursor.fetchone()

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from rest_framework import serializers
 
-from harvest.api.serializers.papers import BriefingPaperSerializer
+from portal.api.serializers.papers import BriefingPaperSerializer
 
 
 class WindowSerializer(serializers.Serializer):

@@ -8,10 +8,10 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET
 
 from harvest.filters import SORT_CHOICES, PaperFilterSet
-from harvest.records import MalformedRecord, split_arxiv_id
-from harvest.selectors import paper_cards, paper_detail
-from harvest.stats import overview_stats_cached
-from harvest.views.pagination import CursorError, bounded_count, keyset_page
+from portal.arxiv_ids import PaperNotFound, requested_paper
+from portal.pagination import CursorError, bounded_count, keyset_page
+from portal.selectors import paper_cards
+from portal.stats import overview_stats_cached
 
 PAGE_SIZES = (10, 20, 50, 100)
 DEFAULT_PAGE_SIZE = 20
@@ -71,14 +71,9 @@ def paper_list(request: HttpRequest) -> HttpResponse:
 @require_GET
 def paper_page(request: HttpRequest, arxiv_id: str) -> HttpResponse:
     try:
-        base_id, version = split_arxiv_id(arxiv_id)
-    except MalformedRecord:
-        raise Http404(_("Not an arXiv identifier.")) from None
-    detail = paper_detail(arxiv_id=base_id)
-    if detail is None:
-        raise Http404(_("This paper is not in the library."))
-    if version is not None and version not in {v.number for v in detail.versions}:
-        raise Http404(_("This version of the paper is not in the library."))
+        detail, version = requested_paper(arxiv_id)
+    except PaperNotFound as exc:
+        raise Http404(exc.message) from None
     changes = {change.newer.number: change for change in detail.changes}
     rows = [(v, detail.readings.get(v.pk), changes.get(v.number)) for v in reversed(detail.versions)]
     return render(

@@ -237,7 +237,7 @@ def _planned_rows(queryset: QuerySet[Paper]) -> int:
 
 
 def _library_size() -> int:
-    from harvest.stats import overview_stats_cached
+    from portal.stats import overview_stats_cached
 
     return overview_stats_cached().totals.papers
 

@@ -18,7 +18,7 @@ from django.db.models import Count, Exists, F, OuterRef
 from django.db.models.functions import TruncDate
 
 from harvest.models import Paper, Version
-from harvest.stats.windows import display_zone
+from portal.stats.windows import display_zone
 
 
 @dataclass(frozen=True, slots=True)

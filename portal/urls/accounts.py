@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from accounts import views
+from portal.views import accounts as views
 
 app_name = "accounts"
 urlpatterns = [

@@ -13,8 +13,8 @@ included, end = now for the current window):
   window (one per new version).
 """
 
-from harvest.stats.overview import OverviewStats, overview_stats, overview_stats_cached
-from harvest.stats.windows import Window, current_window, parse_window_end, window_ending
+from portal.stats.overview import OverviewStats, overview_stats, overview_stats_cached
+from portal.stats.windows import Window, current_window, parse_window_end, window_ending
 
 __all__ = [
     "OverviewStats",

@@ -13,9 +13,9 @@ from rest_framework.pagination import BasePagination
 from rest_framework.response import Response
 from rest_framework.utils.urls import replace_query_param
 
-from harvest.api.errors import ParameterError
 from harvest.filters import SORT_UPDATED
-from harvest.views.pagination import CursorError, Page, keyset_page
+from portal.api.errors import ParameterError
+from portal.pagination import CursorError, Page, keyset_page
 
 DEFAULT_PAGE_SIZE = 20
 MAX_PAGE_SIZE = 100

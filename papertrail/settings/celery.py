@@ -1,0 +1,115 @@
+"""Celery: the broker, task defaults, queues and the whole beat schedule, in
+one dictionary. Each entry's `expires` is shorter than its interval, so a run
+that waited too long is dropped instead of stacked; the next one catches up."""
+
+from __future__ import annotations
+
+from papertrail.schedules import crontab_from, expires_for
+from papertrail.settings.base import REDIS_URL, VAR_DIR
+from papertrail.settings.env import env_cron, env_int
+
+if REDIS_URL:
+    CELERY_BROKER_URL = REDIS_URL
+    CELERY_RESULT_BACKEND = REDIS_URL
+    CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": 4 * 3600}
+else:
+    # Embedded default for one machine: kombu's file-system transport passes
+    # messages through a folder, so worker and beat need no broker server.
+    _broker_dir = VAR_DIR / "celery-broker"
+    _broker_dir.mkdir(exist_ok=True)
+    CELERY_BROKER_URL = "filesystem://"
+    CELERY_BROKER_TRANSPORT_OPTIONS = {
+        "data_folder_in": str(_broker_dir),
+        "data_folder_out": str(_broker_dir),
+        "processed_folder": str(VAR_DIR / "celery-processed"),
+        "control_folder": str(VAR_DIR / "celery-control"),
+        "store_processed": False,
+    }
+    CELERY_RESULT_BACKEND = None
+
+CELERY_TASK_SERIALIZER = "json"
+CELERY_RESULT_SERIALIZER = "json"
+CELERY_ACCEPT_CONTENT = ["json"]
+CELERY_TIMEZONE = "UTC"
+CELERY_TASK_ACKS_LATE = True
+CELERY_WORKER_PREFETCH_MULTIPLIER = 1
+CELERY_TASK_SOFT_TIME_LIMIT = env_int("CELERY_TASK_SOFT_TIME_LIMIT", 15 * 60, minimum=1)
+CELERY_TASK_TIME_LIMIT = env_int("CELERY_TASK_TIME_LIMIT", 16 * 60, minimum=1)
+CELERY_RESULT_EXPIRES = 24 * 3600
+CELERY_TASK_DEFAULT_QUEUE = "default"
+CELERY_TASK_ROUTES = {
+    "harvest.*": {"queue": "harvest"},
+    "digests.*": {"queue": "llm"},
+}
+CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+
+# A harvest may page through thousands of records at arXiv's pace; it
+# checkpoints after every page, so hitting this limit only pauses the run and
+# the next scheduled run resumes it.
+HARVEST_SOFT_TIME_LIMIT = env_int("HARVEST_SOFT_TIME_LIMIT", 2 * 3600, minimum=1)
+HARVEST_TIME_LIMIT = HARVEST_SOFT_TIME_LIMIT + 300
+# A source's lease outlives a stalled page; a live holder renews it after each
+# page, and a holder whose process is gone loses it at once (harvest/locks.py).
+HARVEST_LEASE_SECONDS = env_int("HARVEST_LEASE_SECONDS", 15 * 60, minimum=10)
+
+# --- Intervals of the beat entries -------------------------------------------------
+# Cron entries are five-field expressions in UTC, each overridable by environment.
+HARVEST_SCHEDULES = {
+    # arXiv OAI-PMH refreshes once a day after the announcement (about 00:00
+    # UTC, Sunday to Thursday); checking every two hours catches it early and
+    # costs a single empty request otherwise.
+    "arxiv": env_cron("PAPERTRAIL_CRON_ARXIV", "17 */2 * * *"),
+    # Hugging Face Daily Papers grows through the day; hourly keeps the
+    # community signal fresh at one small JSON request.
+    "hf_daily": env_cron("PAPERTRAIL_CRON_HF_DAILY", "43 * * * *"),
+}
+# Each run that stores papers queues the full-text indexing itself; this entry
+# catches papers stored by hand or by a run whose queued pass was lost.
+SEARCH_INDEX_CRON = env_cron("PAPERTRAIL_CRON_SEARCH_INDEX", "*/5 * * * *")
+_DIGESTS_COLLECT_SECONDS = env_int("PAPERTRAIL_SUMMARY_COLLECT_SECONDS", 600, minimum=60)
+_DIGESTS_DRAIN_SECONDS = env_int("PAPERTRAIL_SUMMARY_DRAIN_SECONDS", 3600, minimum=60)
+# The overview's numbers are computed by a task every minute and stored in the
+# cache, so no page request computes them; a request does only when the stored
+# numbers are older than PORTAL_STATS_MAX_AGE_SECONDS (no worker or beat, an
+# emptied cache). The pages show when the numbers were computed (the window end).
+PORTAL_STATS_REFRESH_SECONDS = env_int("PAPERTRAIL_STATS_REFRESH_SECONDS", 60, minimum=10)
+PORTAL_STATS_MAX_AGE_SECONDS = env_int(
+    "PAPERTRAIL_STATS_MAX_AGE_SECONDS", PORTAL_STATS_REFRESH_SECONDS + 30, minimum=PORTAL_STATS_REFRESH_SECONDS
+)
+
+CELERY_BEAT_SCHEDULE = {
+    # One check of each source on its own schedule.
+    **{
+        f"harvest-{slug}": {
+            "task": "harvest.run_source",
+            "schedule": crontab_from(cron),
+            "args": [slug],
+            "options": {"expires": expires_for(cron), "queue": "harvest"},
+        }
+        for slug, cron in HARVEST_SCHEDULES.items()
+    },
+    "harvest-search-index": {
+        "task": "harvest.index_search",
+        "schedule": crontab_from(SEARCH_INDEX_CRON),
+        "options": {"expires": expires_for(SEARCH_INDEX_CRON), "queue": "harvest"},
+    },
+    # Collects finished Message Batches results and submits a batch when the
+    # backlog is above the threshold.
+    "digests-collect-batches": {
+        "task": "digests.collect_batches",
+        "schedule": _DIGESTS_COLLECT_SECONDS,
+        "options": {"expires": _DIGESTS_COLLECT_SECONDS * 9 // 10},
+    },
+    # Works through a backlog left by pauses, budget stops or lost messages.
+    "digests-drain-backlog": {
+        "task": "digests.drain_backlog",
+        "schedule": _DIGESTS_DRAIN_SECONDS,
+        "options": {"expires": _DIGESTS_DRAIN_SECONDS * 9 // 10},
+    },
+    "portal-overview-stats": {
+        "task": "portal.refresh_overview_stats",
+        "schedule": float(PORTAL_STATS_REFRESH_SECONDS),
+        "options": {"expires": PORTAL_STATS_REFRESH_SECONDS * 0.8, "queue": "default"},
+    },
+}
+CELERY_BEAT_SCHEDULE_FILENAME = str(VAR_DIR / "celerybeat-schedule")

@@ -1,0 +1,52 @@
+"""AI guided readings (the digests app) through the Anthropic API. The base URL
+is the SDK's own ANTHROPIC_BASE_URL."""
+
+from __future__ import annotations
+
+from django.core.exceptions import ImproperlyConfigured
+
+from papertrail.settings.env import env_float, env_int, env_str
+
+ANTHROPIC_API_KEY = env_str("ANTHROPIC_API_KEY")
+# claude-sonnet-4-5 reaches end of life on 2026-11-30 (the SDK's own table);
+# Sonnet 4.6 is current and priced at $3 / $15 per million tokens.
+PAPERTRAIL_SUMMARY_MODEL = env_str("PAPERTRAIL_SUMMARY_MODEL", "claude-sonnet-4-6")
+# Which new versions get a reading: "ai" (AI-related papers, the default) or
+# "cs" (every paper in the library, i.e. all of CS as harvested).
+PAPERTRAIL_SUMMARY_SCOPE = env_str("PAPERTRAIL_SUMMARY_SCOPE", "ai").lower()
+if PAPERTRAIL_SUMMARY_SCOPE not in ("ai", "cs"):
+    raise ImproperlyConfigured(f"PAPERTRAIL_SUMMARY_SCOPE={PAPERTRAIL_SUMMARY_SCOPE!r} must be 'ai' or 'cs'")
+# Only versions submitted within this many days get a reading when they are
+# harvested (0: no limit), so a first harvest of old papers is not summarised.
+PAPERTRAIL_SUMMARY_MAX_AGE_DAYS = env_int("PAPERTRAIL_SUMMARY_MAX_AGE_DAYS", 30, minimum=0)
+# Identifies the prompt and schema in digests/llm.py; bump it when either
+# changes, and every version is summarised again under the new one.
+PAPERTRAIL_SUMMARY_PROMPT_VERSION = env_str("PAPERTRAIL_SUMMARY_PROMPT_VERSION", "2026-01")
+# Daily spending cap in US dollars (day in DISPLAY_TIME_ZONE), from token counts.
+PAPERTRAIL_SUMMARY_DAILY_BUDGET_USD = env_float("PAPERTRAIL_SUMMARY_DAILY_BUDGET_USD", 5.0, minimum=0.0)
+# A backlog longer than this goes through the Message Batches API (half price).
+PAPERTRAIL_SUMMARY_BATCH_THRESHOLD = env_int("PAPERTRAIL_SUMMARY_BATCH_THRESHOLD", 50, minimum=1)
+PAPERTRAIL_SUMMARY_BATCH_MAX = env_int("PAPERTRAIL_SUMMARY_BATCH_MAX", 1000, minimum=1)
+PAPERTRAIL_SUMMARY_TIMEOUT = env_float("PAPERTRAIL_SUMMARY_TIMEOUT", 120.0, minimum=1.0)
+PAPERTRAIL_SUMMARY_MAX_TOKENS = env_int("PAPERTRAIL_SUMMARY_MAX_TOKENS", 2500, minimum=256)
+# Attempts per call for 429/529/5xx/connection errors (the SDK's own retries are off).
+PAPERTRAIL_SUMMARY_MAX_ATTEMPTS = env_int("PAPERTRAIL_SUMMARY_MAX_ATTEMPTS", 4, minimum=1)
+PAPERTRAIL_SUMMARY_BACKOFF_BASE = env_float("PAPERTRAIL_SUMMARY_BACKOFF_BASE", 2.0, minimum=0.0)
+# A longer retry-after than this ends the attempt as failed-transient (the
+# reading goes back to pending) instead of holding a worker.
+PAPERTRAIL_SUMMARY_MAX_RETRY_AFTER = env_float("PAPERTRAIL_SUMMARY_MAX_RETRY_AFTER", 120.0, minimum=0.0)
+# A reading left "running" this long by a worker that died may be claimed again.
+PAPERTRAIL_SUMMARY_STALE_SECONDS = env_int("PAPERTRAIL_SUMMARY_STALE_SECONDS", 1800, minimum=60)
+# List prices in US dollars per million tokens (input, output); batches cost half.
+# A model missing here is priced by the PAPERTRAIL_SUMMARY_PRICE_* fallback.
+PAPERTRAIL_SUMMARY_PRICES = {
+    "claude-sonnet-4-6": (3.0, 15.0),
+    "claude-sonnet-4-5": (3.0, 15.0),
+    "claude-sonnet-4-0": (3.0, 15.0),
+    "claude-sonnet-4-20250514": (3.0, 15.0),
+    "claude-haiku-4-5": (1.0, 5.0),
+    "claude-opus-4-5": (5.0, 25.0),
+    "claude-opus-4-1": (15.0, 75.0),
+}
+PAPERTRAIL_SUMMARY_PRICE_INPUT = env_float("PAPERTRAIL_SUMMARY_PRICE_INPUT", 3.0, minimum=0.0)
+PAPERTRAIL_SUMMARY_PRICE_OUTPUT = env_float("PAPERTRAIL_SUMMARY_PRICE_OUTPUT", 15.0, minimum=0.0)

@@ -1,0 +1,19 @@
+"""The settings PaperTrail runs with (`make run`, the web server, the worker and
+beat): every topic module, read in this order, each setting defined once.
+
+- base: core Django, the database, the cache, language and time, logging;
+- sources: source endpoints, arXiv's politeness, what counts as AI-related;
+- llm: AI guided readings;
+- api: the REST framework and the schema;
+- security: transport rules and sign-in;
+- celery: the broker, task defaults and the whole beat schedule.
+
+Every value that comes from the environment is read through settings/env.py.
+"""
+
+from papertrail.settings.api import *  # noqa: F403
+from papertrail.settings.base import *  # noqa: F403
+from papertrail.settings.celery import *  # noqa: F403
+from papertrail.settings.llm import *  # noqa: F403
+from papertrail.settings.security import *  # noqa: F403
+from papertrail.settings.sources import *  # noqa: F403

@@ -1,0 +1,30 @@
+"""Security: transport rules (production defaults; DEBUG relaxes them), sign-in
+and its throttle, and error reports that hide credentials."""
+
+from __future__ import annotations
+
+from papertrail.settings.base import DEBUG
+from papertrail.settings.env import env_bool, env_int
+
+SESSION_COOKIE_HTTPONLY = True
+SECURE_CONTENT_TYPE_NOSNIFF = True
+X_FRAME_OPTIONS = "DENY"
+SECURE_REFERRER_POLICY = "same-origin"
+if not DEBUG:
+    SECURE_SSL_REDIRECT = env_bool("DJANGO_SECURE_SSL_REDIRECT", True)
+    SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+    SESSION_COOKIE_SECURE = True
+    CSRF_COOKIE_SECURE = True
+    SECURE_HSTS_SECONDS = env_int("DJANGO_SECURE_HSTS_SECONDS", 31536000, minimum=0)
+    SECURE_HSTS_INCLUDE_SUBDOMAINS = True
+    SECURE_HSTS_PRELOAD = True
+
+LOGIN_URL = "accounts:login"
+LOGIN_REDIRECT_URL = "accounts:me"
+LOGOUT_REDIRECT_URL = "/"
+# Sign-in attempts: after this many failures from one address or against one
+# username within the window (seconds), sign-in is refused with 429 until it ends.
+LOGIN_ATTEMPTS_LIMIT = env_int("PAPERTRAIL_LOGIN_ATTEMPTS_LIMIT", 5, minimum=1)
+LOGIN_ATTEMPTS_WINDOW = env_int("PAPERTRAIL_LOGIN_ATTEMPTS_WINDOW", 900, minimum=1)
+# Error reports hide the Authorization header (API tokens) as well as secrets.
+DEFAULT_EXCEPTION_REPORTER_FILTER = "accounts.reporting.CredentialSafeReporterFilter"

@@ -1,0 +1,42 @@
+"""Where the library comes from: source endpoints, arXiv's politeness, the
+HTTP client's limits, and what counts as AI-related."""
+
+from __future__ import annotations
+
+from papertrail.settings.env import env_float, env_int, env_list, env_str, env_url
+
+ARXIV_OAI_URL = env_url("ARXIV_OAI_URL", "https://oaipmh.arxiv.org/oai")
+ARXIV_API_URL = env_url("ARXIV_API_URL", "https://export.arxiv.org/api/query")
+ARXIV_RSS_URL = env_url("ARXIV_RSS_URL", "https://rss.arxiv.org/rss")
+HF_DAILY_PAPERS_URL = env_url("HF_DAILY_PAPERS_URL", "https://huggingface.co/api/daily_papers")
+ARXIV_REQUEST_DELAY = env_float("ARXIV_REQUEST_DELAY", 3.0, minimum=0.0)
+ARXIV_OAI_SETS = env_list("ARXIV_OAI_SETS", ["cs"])
+HTTP_TIMEOUT = env_float("PAPERTRAIL_HTTP_TIMEOUT", 60.0, minimum=1.0)
+HTTP_MAX_RETRIES = env_int("PAPERTRAIL_HTTP_MAX_RETRIES", 5, minimum=0)
+HTTP_BACKOFF_BASE = env_float("PAPERTRAIL_HTTP_BACKOFF_BASE", 5.0, minimum=0.0)
+# Longest Retry-After the harvester honours; a longer one ends the run as failed
+# (transient) so that a worker is not held for hours.
+HTTP_MAX_RETRY_AFTER = env_float("PAPERTRAIL_HTTP_MAX_RETRY_AFTER", 600.0, minimum=0.0)
+HTTP_USER_AGENT = env_str(
+    "PAPERTRAIL_USER_AGENT",
+    "PaperTrail/1.0 (research-monitoring portal; polite OAI-PMH harvester; +https://github.com/papertrail)",
+)
+
+# A paper is AI-related when its primary or any cross-listed category is in
+# this set (PRODUCT.md, "AI-related"). Override with a comma-separated list.
+PAPERTRAIL_AI_CATEGORIES = frozenset(
+    env_list(
+        "PAPERTRAIL_AI_CATEGORIES",
+        ["cs.AI", "cs.LG", "cs.CL", "cs.CV", "cs.NE", "cs.IR", "cs.MA", "cs.RO", "stat.ML"],
+    )
+)
+
+# --- arXiv API source (ingest) ------------------------------------------------
+# A check of the "arxiv_api" source without ids asks for the newest updates of
+# this query, sorted by last update, at most this many results per check
+# (harvest/sources/arxiv_api.py). Lookups by id need neither.
+ARXIV_API_QUERY = env_str("ARXIV_API_QUERY", "cat:cs.*")
+ARXIV_API_MAX_RESULTS = env_int("ARXIV_API_MAX_RESULTS", 500, minimum=1)
+# Retries the `arxiv` package makes after a 5xx/429, an unexpectedly empty page
+# or a connection error, each after ARXIV_REQUEST_DELAY seconds.
+ARXIV_API_RETRIES = env_int("ARXIV_API_RETRIES", 3, minimum=0)

@@ -1,0 +1,132 @@
+"""What the pages and the API show of the library: paper cards (a paper with
+its HF picks and the guided reading of its latest version), a paper with its
+history and readings, and the papers behind a briefing. Each function runs a
+fixed number of queries whatever the number of papers."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from django.db.models import F, QuerySet
+
+from digests.models import GuidedReading
+from digests.selectors import readings_for_versions
+from harvest.filters import SORT_INCLUDED, SORT_UPDATED
+from harvest.models import CommunityPick, Paper, Version
+from harvest.selectors import VersionChange, paper_history
+from portal.stats.overview import done_readings, revision_versions
+from portal.stats.windows import Window
+
+# --- cards --------------------------------------------------------------------
+
+
+@dataclass(slots=True)
+class PaperCard:
+    """A paper as a list shows it: the paper, its HF picks, the reading of its
+    latest version, and (in briefings) the versions and readings of the window."""
+
+    paper: Paper
+    picks: list[CommunityPick] = field(default_factory=list)
+    reading: GuidedReading | None = None
+    window_versions: list[int] = field(default_factory=list)
+    window_readings: list[GuidedReading] = field(default_factory=list)
+
+    @property
+    def is_revision(self) -> bool:
+        return self.paper.version_count > 1
+
+    @property
+    def top_upvotes(self) -> int:
+        return max((pick.upvotes for pick in self.picks), default=0)
+
+
+def paper_cards(papers: Sequence[Paper]) -> list[PaperCard]:
+    """Cards for a page of papers (three queries: picks, latest versions, readings)."""
+    if not papers:
+        return []
+    ids = [paper.pk for paper in papers]
+    picks: dict[int, list[CommunityPick]] = defaultdict(list)
+    for pick in CommunityPick.objects.filter(paper_id__in=ids).select_related("source").order_by("-upvotes"):
+        picks[pick.paper_id].append(pick)
+    latest = dict(
+        Version.objects.filter(paper_id__in=ids, number=F("paper__latest_version")).values_list("paper_id", "id")
+    )
+    readings = readings_for_versions(version_ids=latest.values())
+    return [
+        PaperCard(paper=paper, picks=picks.get(paper.pk, []), reading=readings.get(latest.get(paper.pk, -1)))
+        for paper in papers
+    ]
+
+
+# --- briefings ---------------------------------------------------------------
+
+BRIEFING_NEW = "new"
+BRIEFING_AI = "ai"
+BRIEFING_REVISIONS = "revisions"
+BRIEFING_READINGS = "readings"
+BRIEFING_KINDS = (BRIEFING_NEW, BRIEFING_AI, BRIEFING_REVISIONS, BRIEFING_READINGS)
+BRIEFING_SORT = {
+    BRIEFING_NEW: SORT_INCLUDED,
+    BRIEFING_AI: SORT_INCLUDED,
+    BRIEFING_REVISIONS: SORT_UPDATED,
+    BRIEFING_READINGS: SORT_UPDATED,
+}
+
+
+def briefing_papers(*, kind: str, window: Window) -> QuerySet[Paper]:
+    """Exactly the papers behind one overview number of a window (unordered)."""
+    if kind == BRIEFING_NEW:
+        return Paper.objects.filter(included_at__gte=window.start, included_at__lte=window.end)
+    if kind == BRIEFING_AI:
+        return Paper.objects.filter(included_at__gte=window.start, included_at__lte=window.end, ai_related=True)
+    if kind == BRIEFING_REVISIONS:
+        return Paper.objects.filter(id__in=revision_versions(window).values("paper_id"))
+    if kind == BRIEFING_READINGS:
+        return Paper.objects.filter(id__in=done_readings(window).values("version__paper_id"))
+    raise ValueError(f"unknown briefing kind {kind!r}")
+
+
+def briefing_cards(*, kind: str, window: Window, papers: Sequence[Paper]) -> list[PaperCard]:
+    """Cards plus what the window brought to each paper (one more query)."""
+    cards = paper_cards(papers)
+    ids = [card.paper.pk for card in cards]
+    by_paper = {card.paper.pk: card for card in cards}
+    if kind == BRIEFING_REVISIONS:
+        for paper_id, number in (
+            revision_versions(window).filter(paper_id__in=ids).order_by("number").values_list("paper_id", "number")
+        ):
+            by_paper[paper_id].window_versions.append(number)
+    elif kind == BRIEFING_READINGS:
+        for reading in done_readings(window).filter(version__paper_id__in=ids).select_related("version"):
+            by_paper[reading.version.paper_id].window_readings.append(reading)
+    return cards
+
+
+# --- one paper -------------------------------------------------------------------
+
+
+@dataclass(slots=True)
+class PaperDetail:
+    paper: Paper
+    versions: list[Version]
+    changes: list[VersionChange]
+    readings: dict[int, GuidedReading]
+    picks: list[CommunityPick]
+
+
+def paper_detail(*, arxiv_id: str) -> PaperDetail | None:
+    """A paper with every version, the changes between consecutive versions,
+    the readings and HF picks (four queries), or None."""
+    history = paper_history(arxiv_id=arxiv_id)
+    if history is None:
+        return None
+    readings = readings_for_versions(version_ids=[version.pk for version in history.versions])
+    return PaperDetail(
+        paper=history.paper,
+        versions=history.versions,
+        changes=history.changes,
+        readings=readings,
+        picks=history.picks,
+    )

@@ -1,0 +1,152 @@
+"""Template helpers of the portal: Beijing time, numbers, and the daily chart
+drawn as inline SVG on the server (no script, nothing fetched)."""
+
+from __future__ import annotations
+
+import functools
+import json
+from datetime import datetime
+
+from django import template
+from django.template.loader import get_template
+from django.utils.html import format_html, format_html_join
+from django.utils.safestring import SafeString
+from django.utils.translation import gettext as _
+
+from portal.stats.chart import DayPoint
+from portal.stats.windows import display_zone
+
+register = template.Library()
+
+
+@register.filter
+def bjt(value: datetime | None, precision: str = "minute") -> str:
+    """A UTC datetime as Beijing time, `2026-11-13 08:31`; `—` for none.
+    The template names the zone next to it."""
+    if not value:
+        return "—"
+    local = value.astimezone(display_zone())
+    if precision == "date":
+        return local.strftime("%Y-%m-%d")
+    if precision == "second":
+        return local.strftime("%Y-%m-%d %H:%M:%S")
+    return local.strftime("%Y-%m-%d %H:%M")
+
+
+@register.filter
+def thousands(value: int | None) -> str:
+    """21676 -> 21,676 (the separator the reference uses in both languages)."""
+    return f"{value or 0:,}"
+
+
+@register.filter
+def first_items(values: list, count: int) -> list:
+    return list(values or [])[: int(count)]
+
+
+@register.filter
+def more_than(values: list, count: int) -> int:
+    """How many items follow the first `count`."""
+    return max(0, len(values or []) - int(count))
+
+
+_CHART_WIDTH = 560
+_CHART_HEIGHT = 150
+_PLOT_TOP = 12
+_PLOT_BOTTOM = 126
+
+
+@register.simple_tag
+def day_chart(points: list[DayPoint]) -> SafeString:
+    """Grouped bars, papers and revisions per Beijing day, with a title per bar
+    for the exact numbers and a caption that names the scale."""
+    if not points:
+        return SafeString("")
+    peak = max(max(p.papers, p.revisions) for p in points) or 1
+    slot = _CHART_WIDTH / len(points)
+    bar = max(1.0, slot * 0.38)
+    height = _PLOT_BOTTOM - _PLOT_TOP
+    bars = []
+    for index, point in enumerate(points):
+        x = index * slot + slot * 0.1
+        for offset, value, css, label in (
+            (0.0, point.papers, "chart__papers", _("new papers")),
+            (bar, point.revisions, "chart__revisions", _("revisions")),
+        ):
+            h = round(height * value / peak, 1)
+            bars.append(
+                (
+                    css,
+                    round(x + offset, 1),
+                    round(_PLOT_BOTTOM - h, 1),
+                    round(bar, 1),
+                    h,
+                    f"{point.day:%Y-%m-%d} · {label} {value:,}",
+                )
+            )
+    rects = format_html_join(
+        "",
+        '<rect class="{}" x="{}" y="{}" width="{}" height="{}"><title>{}</title></rect>',
+        bars,
+    )
+    last = len(points) - 1
+    ticks = format_html_join(
+        "",
+        '<text class="chart__tick" x="{}" y="{}" text-anchor="{}">{}</text>',
+        (
+            (
+                _CHART_WIDTH if index == last else round(index * slot + slot * 0.1, 1),
+                _CHART_HEIGHT - 6,
+                "end" if index == last else "start",
+                f"{point.day:%m-%d}",
+            )
+            for index, point in enumerate(points)
+            if (index % 7 == 0 and last - index >= 3) or index == last
+        ),
+    )
+    return format_html(
+        '<svg class="chart" viewBox="0 0 {w} {h}" role="img" aria-label="{label}">'
+        '<line class="chart__axis" x1="0" y1="{bottom}" x2="{w}" y2="{bottom}"></line>'
+        '<text class="chart__peak" x="2" y="10">{peak}</text>{rects}{ticks}</svg>',
+        w=_CHART_WIDTH,
+        h=_CHART_HEIGHT,
+        bottom=_PLOT_BOTTOM,
+        label=_("Papers and revisions per day, Beijing time, last %(days)d days") % {"days": len(points)},
+        peak=f"{peak:,}",
+        rects=rects,
+        ticks=ticks,
+    )
+
+
+@register.filter
+def bjtz(value: datetime | None) -> str:
+    """Beijing time with the zone named: `2026-11-13 07:05(北京时间)`."""
+    if not value:
+        return "—"
+    return _("%(time)s (Beijing time)") % {"time": bjt(value)}
+
+
+@register.filter
+def http_url(value: str | None) -> str:
+    """The URL if it is http(s), else empty: harvested links never become
+    `javascript:` or `data:` hrefs."""
+    text = (value or "").strip()
+    return text if text.lower().startswith(("https://", "http://")) else ""
+
+
+@register.filter
+def pretty_json(value) -> str:
+    return json.dumps(value or {}, indent=1, ensure_ascii=False, sort_keys=True, default=str)[:4000]
+
+
+@functools.cache
+def _card_template():
+    return get_template("portal/_paper_card.html")
+
+
+@register.simple_tag
+def paper_card(card) -> SafeString:
+    """A paper card (`portal.selectors.PaperCard`) as the overview, the library,
+    the briefings and the trail show it. The markup is the template's, every
+    value auto-escaped; the template is loaded once per process."""
+    return SafeString(_card_template().render({"card": card}))
