@@ -68,8 +68,8 @@ class Version(models.Model):
     earlier versions keep the text that was stored when they were latest."""
 
     # No index of its own: the unique (paper, number) index serves lookups by paper.
-    # No database foreign key either: checking it cost 12-15 µs a new version
-    # at commit, a tenth of an ingest's database time. harvest.stores writes
+    # No database foreign key either: checking it at commit was a tenth of an
+    # ingest's database time (docs/decisions.md). harvest.stores writes
     # versions only for papers it wrote or found under its write lock, in the
     # same transaction; deletes cascade through the ORM (as Authorship's).
     paper = models.ForeignKey(
@@ -120,8 +120,8 @@ class Authorship(models.Model):
     # Authorship and PaperCategory rows are derived from the paper's own
     # `authors` and `categories` and only harvest.stores writes them, in the
     # transaction that writes the paper; they carry no database foreign key
-    # because checking one costs about 20 µs a row at commit (seven rows a
-    # paper). Deletes still cascade through the ORM.
+    # because checking one at commit costs more than writing the row (seven
+    # rows a paper). Deletes still cascade through the ORM.
     paper = models.ForeignKey(
         Paper, on_delete=models.CASCADE, related_name="authorships", db_index=False, db_constraint=False
     )

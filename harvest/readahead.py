@@ -144,7 +144,7 @@ def read_ahead_in_process(iterable: Iterable[T], *, depth: int = 1, name: str = 
     thread, for producers whose work holds the GIL (lxml's tree building and
     the record code around it, `json.loads`): there a thread only takes turns
     with the caller, a process runs on the other core. Items and the
-    producer's exception cross a pipe pickled (a few tens of µs a paper record).
+    producer's exception cross a pipe pickled.
 
     The same rules hold: at most `depth` items wait in the pipe, the
     producer's exception is raised after the items before it, and an early

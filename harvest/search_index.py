@@ -2,8 +2,8 @@
 title or abstract it has not read yet (`search_pending`).
 
 Why after ingest and not inside it: PostgreSQL's English text search parser
-and stemmer cost about 150 µs of one core per paper, more than everything
-else a paper's insert costs (migration 0006). A harvest stores papers at bulk
+and stemmer cost more than everything else a paper's insert costs
+(migration 0006; docs/decisions.md). A harvest stores papers at bulk
 speed, then the Celery task `harvest.index_search` (queued by every run that
 stored something, and on a short beat interval) indexes them in batches of
 its own transactions, so a paper is listed at once and found by a full-text

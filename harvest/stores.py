@@ -70,8 +70,8 @@ class PaperRow:
         return _get_fields(self)
 
 
-# Every field at once, in _PAPER_FIELDS order (a loop of setattr/getattr cost
-# 12 µs a paper at bulk speed).
+# Every field at once, in _PAPER_FIELDS order (a loop of getattr is slow at
+# bulk speed).
 _get_fields = operator.attrgetter(*_PAPER_FIELDS)
 
 
@@ -224,8 +224,7 @@ _SEPARATOR = "\x1f"
 
 def _text_list(values: list[str]) -> tuple[str, list]:
     """SQL for a text[] parameter and its value. psycopg dumps a list element
-    by element (about 4 µs a name, 20 ms for a page's authors); one string
-    split by PostgreSQL costs a tenth of that. A value holding the separator
+    by element; one string split by PostgreSQL costs a tenth of that. A value holding the separator
     falls back to the list."""
     if any(_SEPARATOR in value for value in values):
         return "%s::text[]", [values]
@@ -236,9 +235,8 @@ def _text_list(values: list[str]) -> tuple[str, list]:
 # probe of the unique (UPPER(name), name) index (migration 0007) per name.
 # LATERAL ... LIMIT 1 keeps it so. Joined plainly, a page's thousands of names
 # made the planner hash the whole author table instead, a cost that grows with
-# the library and that statistics taken while the table was small make worse:
-# 21 against 6 µs a name at 67,000 authors; ingesting 30,000 papers into an
-# empty library, a fifth of the database's time.
+# the library and that statistics taken while the table was small make worse
+# (docs/decisions.md, "Author look-up").
 AUTHOR_IDS_SQL = (
     "SELECT n.name, a.id FROM unnest({names}) AS n(name) CROSS JOIN LATERAL ("
     "SELECT id FROM harvest_author WHERE UPPER(name) = UPPER(n.name) AND name = n.name LIMIT 1) AS a"
@@ -279,8 +277,8 @@ class PostgresStore:
 
     def _copy(self, table: str, columns: str, rows: Iterable[tuple]) -> None:
         """COPY in binary format with the columns' types set up front: psycopg
-        then formats each value with a fixed dumper (a paper row: 7 µs instead
-        of 30 µs in text format, where every value's dumper is looked up)."""
+        then formats each value with a fixed dumper, a quarter of the cost of
+        text format, where every value's dumper is looked up."""
         types = _COLUMN_TYPES.get((table, columns))
         if types is None:
             names = [name.strip() for name in columns.split(",")]
@@ -316,8 +314,7 @@ class PostgresStore:
         lost with the checkpoint that says it was stored and the next run
         fetches it again, and any later ordinary commit makes it durable.
         The wait cost about a tenth of an ingest's time and most of its spread
-        from run to run (50,000 records into the 1M library, three runs each:
-        6,787-6,863 records/s without it, 5,002-6,260 with it)."""
+        from run to run (docs/decisions.md)."""
         if durable:
             self.cursor.execute("SELECT pg_advisory_xact_lock(%s)", [_WRITE_LOCK])
         else:

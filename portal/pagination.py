@@ -49,11 +49,10 @@ COUNT_CAP = 1000
 # takes, from the planner's estimate of the share that matches (see _rank_candidates).
 BOUND_MARGIN = 2
 # Reading a row's search vector while walking the update-time index costs about
-# fifteen times what the GIN index spends per match (9 µs against 0.6 µs at a
-# million papers), so the walk pays only for words in more than about 12 %.
+# fifteen times what the GIN index spends per match, so the walk pays only for
+# words in more than about 12 % of papers (docs/decisions.md).
 WALK_COST_RATIO = 15
-# A heap read of a match costs about as much as walking nine index entries
-# twice (7 µs against 0.4 µs each time).
+# A heap read of a match costs about as much as walking nine index entries twice.
 BOUND_ENTRIES_PER_HEAP_READ = 9
 # Update-time bounds are kept this long, for depths in steps of a fifth.
 BOUND_CACHE_SECONDS = 300
@@ -156,7 +155,7 @@ def _rank_candidates(queryset: QuerySet[Paper]) -> tuple[QuerySet[Paper], tuple[
     since a bound that should hold about BOUND_MARGIN x RANK_CANDIDATES matches
     (from the planner's estimate of the share), so PostgreSQL intersects the GIN
     bitmap with the update-time index and reads only those rows from the heap,
-    not one per match (22,000 for `essential` at a million papers); if the
+    not one per match; if the
     bound holds fewer than RANK_CANDIDATES matches, every match is collected
     after all. The candidates are found in one query and ranked in the next, by
     primary key, so the ranking reads 1,000 search vectors, never the 20,000 again."""
@@ -190,10 +189,10 @@ def _rank_candidates(queryset: QuerySet[Paper]) -> tuple[QuerySet[Paper], tuple[
     elif complete and len(ids) < limit:
         count = (len(ids), False)  # every match was read
     # One array parameter, not a thousand: Django and psycopg handle each
-    # parameter of an IN list in Python (about 10 ms for a thousand).
+    # parameter of an IN list in Python.
     chosen = Paper.objects.filter(id__in=RawSQL("SELECT unnest(%s::bigint[])", (ids[:RANK_CANDIDATES],)))
     # The candidates meet every filter already; matching them again would
-    # read each search vector twice (10 ms of the ranking's 20 at 1,000).
+    # read each search vector twice.
     return chosen.annotate(search_rank=queryset.query.annotations["search_rank"]), count
 
 
@@ -205,8 +204,8 @@ def _updated_at_depth(depth: int) -> datetime | None:
     """The update time of the paper about `depth` places down the update-time
     order, or None when the library is not that deep.
 
-    Walking the index to it costs 7-12 ms at the depths a ranked search asks
-    for, so the answer is kept for BOUND_CACHE_SECONDS, for depths rounded up
+    Walking the index to it costs several milliseconds at the depths a ranked
+    search asks for, so the answer is kept for BOUND_CACHE_SECONDS, for depths rounded up
     to steps of a fifth. An older bound is still a correct one: papers stored
     or revised since then only add papers above it, so it keeps at least
     `depth` papers (the search finds its RANK_CANDIDATES newest matches among

@@ -1,4 +1,4 @@
-"""Exact library totals without counting the library (issue 6).
+"""Exact library totals without counting the library.
 
 The overview's totals (papers, AI-related, with revisions) counted a million
 rows each time they were recomputed (about a second at one million papers,

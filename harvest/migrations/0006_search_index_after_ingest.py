@@ -3,7 +3,7 @@
 """The full-text vector is filled after ingest instead of during it.
 
 Computing `to_tsvector('english', ...)` of a title and abstract costs
-PostgreSQL about 150 µs of one core per paper, more than the rest of a
+PostgreSQL more than the rest of a
 paper's insert; as a generated column it ran inside every harvest
 transaction. The column stays (same name, same GIN index, same queries) but
 is now written by harvest.search_index, which a Celery task runs right after

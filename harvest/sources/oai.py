@@ -160,8 +160,8 @@ def _read_record(element: etree._Element, page: OaiPage) -> None:
 
 class ArxivOaiSource(SourceClient):
     slug = "arxiv"
-    # Parsing a page of 1,000 records holds the GIL for about 0.1 s: in a
-    # process it runs on the other core while this one stores.
+    # Parsing a page holds the GIL throughout: in a process it runs on the
+    # other core while this one stores.
     pages_read_ahead = READ_AHEAD_PROCESS
     name = "arXiv OAI-PMH"
 

@@ -3,7 +3,7 @@
 A finished day's counts never change (papers and versions are stored with the
 moment they were found), so the cached overview keeps each finished day in the
 cache for PAST_DAY_SECONDS and counts only today: grouping four weeks of
-versions against their papers took half a second at a million papers. On
+versions against their papers is slow on a large library. On
 PostgreSQL the overview counts today in its one statement (overview.py) and
 hands the point in, so the chart then queries nothing.
 """

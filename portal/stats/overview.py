@@ -10,11 +10,10 @@ the numbers always carry the moment they were computed (`computed_at`, the
 end of their window), which the pages show. Computing them never counts the
 whole library either: window counts and the chart read index ranges of the
 last days, and the totals come from counters PostgreSQL keeps (migration
-0004), so even that request stays fast at a million papers (bench/portal.py
+0004), so even that request stays fast on a large library (bench/portal.py
 measures both). On PostgreSQL all of it but the finished chart days (cached)
 is one statement (`current_numbers`: one round trip instead of twelve, one
-snapshot, no ORM compiling; about a quarter of the time at a million
-papers); the functions below stay the definitions, used for past windows, on
+snapshot, no ORM compiling); the functions below stay the definitions, used for past windows, on
 SQLite and by the tests that hold the statement to them.
 """
 
@@ -101,8 +100,7 @@ def window_counts(window: Window, *, current: bool = False) -> WindowCounts:
         # revision_versions(window), counted as "not of a paper included since
         # the window began" (included_at is never null): PostgreSQL then hashes
         # the day's few hundred new papers instead of probing the paper of
-        # every version found in the window (2 ms instead of 6 at a million
-        # papers). Not for any past window: one that holds the bootstrap
+        # every version found in the window. Not for any past window: one that holds the bootstrap
         # import would hash the whole library.
         included_since_start = Paper.objects.filter(pk=OuterRef("paper_id"), included_at__gte=window.start)
         revisions = (
@@ -229,7 +227,7 @@ class CurrentNumbers(NamedTuple):
 # max() needs no join (a join to harvest_source scanned every run). The last
 # revision walks versions from the newest, looking up each one's paper by a
 # subquery rather than a join: planning the join probed both ends of two
-# indexes, 1.3 ms of planning for a 0.1 ms answer.
+# indexes, its planning far longer than the answer.
 _CURRENT_SQL = """
 WITH recent_papers AS (
     SELECT id, included_at, ai_related FROM harvest_paper WHERE included_at >= %(since)s

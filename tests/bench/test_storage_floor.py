@@ -11,9 +11,15 @@ from bench import inputs, measure
 from harvest import services
 from harvest.models import Authorship, Paper, PaperCategory, Version
 from harvest.sources.oai import parse_list_records
-from tests.bench.test_stores import first_records, library
+from tests.harvest.test_stores import library
 
 pytestmark = pytest.mark.django_db(transaction=True)
+
+
+def first_records():
+    """The benchmark's own synthetic records: 300 papers over two pages."""
+    pages = inputs.oai_pages(papers=300, page_size=150, series_month=3, seed=5)
+    return [record for page in pages for record in parse_list_records(page).records]
 
 
 @pytest.mark.skipif(connection.vendor != "postgresql", reason="the floor is measured on PostgreSQL only")

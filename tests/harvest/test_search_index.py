@@ -16,7 +16,7 @@ from harvest.filters import PaperFilterSet
 from harvest.models import Paper
 from harvest.search_index import index_pending_papers, pending_count
 from harvest.services import paper_upsert_many
-from tests.portal.factories import NOW, record
+from tests.factories import NOW, record
 
 pytestmark = pytest.mark.django_db
 

@@ -7,7 +7,7 @@ import pytest
 from django.utils import timezone
 
 from portal.stats.windows import display_zone
-from tests.portal import factories as f
+from tests import factories as f
 from tests.portal.test_library import ids_on
 
 pytestmark = pytest.mark.django_db

@@ -11,7 +11,7 @@ from django.utils import timezone, translation
 from portal.selectors import briefing_cards, paper_cards
 from portal.stats.windows import current_window
 from portal.templatetags.portal import paper_card
-from tests.portal import factories as f
+from tests import factories as f
 
 pytestmark = pytest.mark.django_db
 

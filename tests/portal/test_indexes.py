@@ -8,7 +8,7 @@ from django.utils import timezone
 
 from harvest.filters import PaperFilterSet
 from portal.pagination import keyset_page
-from tests.portal import factories as f
+from tests import factories as f
 
 pytestmark = pytest.mark.django_db
 

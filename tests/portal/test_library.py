@@ -11,7 +11,7 @@ from django.utils import timezone
 
 from harvest.filters import PaperFilterSet
 from harvest.models import Paper
-from tests.portal import factories as f
+from tests import factories as f
 
 pytestmark = pytest.mark.django_db
 

@@ -6,7 +6,7 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
-from tests.portal import factories as f
+from tests import factories as f
 from tests.portal.test_library import ids_on
 
 pytestmark = pytest.mark.django_db

@@ -5,7 +5,7 @@ from datetime import UTC, date, datetime, timedelta
 import pytest
 from django.utils import timezone
 
-from tests.portal import factories as f
+from tests import factories as f
 
 pytestmark = pytest.mark.django_db
 

@@ -1,4 +1,4 @@
-"""What keeps the portal fast on a large library (issue 6) without changing what
+"""What keeps the portal fast on a large library without changing what
 it shows: totals kept by the database, bounded counts, ranking bounded to the
 newest matches of a broad query."""
 
@@ -14,10 +14,10 @@ from django.utils import timezone
 
 from harvest.filters import PaperFilterSet
 from harvest.models import Paper
+from portal import pagination
 from portal.stats import overview
 from portal.stats.overview import totals
-from portal import pagination
-from tests.portal import factories as f
+from tests import factories as f
 
 pytestmark = pytest.mark.django_db
 

@@ -9,7 +9,7 @@ from harvest.search_index import STALLED_AFTER, index_pending_papers
 from harvest.services import paper_upsert_many
 from papertrail.schedules import next_runs
 from portal.templatetags.portal import bjtz
-from tests.portal import factories as f
+from tests import factories as f
 
 pytestmark = pytest.mark.django_db
 

@@ -9,7 +9,7 @@ from harvest.models import HarvestRun
 from portal.stats import overview_stats, overview_stats_cached
 from portal.stats.overview import CACHE_KEY, failing_source_names, window_counts
 from portal.stats.windows import WindowError, current_window, parse_window_end
-from tests.portal import factories as f
+from tests import factories as f
 
 pytestmark = pytest.mark.django_db
 

@@ -1,5 +1,5 @@
 """The overview numbers are computed by a Celery task every minute and stored,
-so page requests read them and never compute them (issue 6); a request
+so page requests read them and never compute them; a request
 computes them only when the stored numbers are too old or missing, and the
 pages always show when the numbers were computed."""
 
@@ -15,7 +15,7 @@ from portal.stats import overview_stats_cached
 from portal.stats.overview import CACHE_KEY, refresh_overview_stats
 from portal.stats.windows import display_zone
 from portal.tasks import refresh_overview
-from tests.portal import factories as f
+from tests import factories as f
 
 pytestmark = pytest.mark.django_db
 

@@ -15,7 +15,7 @@ from harvest.models import HarvestRun
 from portal.stats.chart import daily_chart, day_start
 from portal.stats.overview import current_numbers, current_numbers_by_parts, refresh_overview_stats
 from portal.stats.windows import current_window, display_zone
-from tests.portal import factories as f
+from tests import factories as f
 
 pytestmark = [
     pytest.mark.django_db,

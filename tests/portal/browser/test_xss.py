@@ -5,8 +5,8 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
-from tests.browser.conftest import browser_page, screenshot
-from tests.portal import factories as f
+from tests import factories as f
+from tests.portal.browser.conftest import browser_page, screenshot
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 

@@ -8,11 +8,12 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from bench import inputs
 from harvest import services, stores
 from harvest.models import Author, Authorship, Paper, PaperCategory, Version
 from harvest.records import PaperRecord, VersionRecord
 from harvest.sources.oai import parse_list_records
+from harvest.sources.snapshot import parse_snapshot_line
+from tests.replay_server import FIXTURES
 
 pytestmark = pytest.mark.django_db
 
@@ -21,8 +22,10 @@ LATER = datetime(2026, 11, 2, tzinfo=UTC)
 
 
 def first_records() -> list[PaperRecord]:
-    pages = inputs.oai_pages(papers=300, page_size=150, series_month=3, seed=5)
-    return [record for page in pages for record in parse_list_records(page).records]
+    """Real records: the recorded arXivRaw page and the Kaggle snapshot sample."""
+    oai = parse_list_records((FIXTURES / "arxiv_oai" / "ListRecordsResponse.xml").read_bytes()).records
+    snapshot = FIXTURES / "kaggle" / "arxiv-metadata-oai-snapshot.sample.jsonl"
+    return oai + [parse_snapshot_line(line) for line in snapshot.read_bytes().splitlines()]
 
 
 def later_records(records: list[PaperRecord]) -> list[PaperRecord]:
@@ -96,7 +99,7 @@ def test_the_configured_store_and_the_orm_store_store_identical_libraries(monkey
     assert stored == orm_stored
     # The batches really exercised every rule: new papers, new versions,
     # updates without a version, unchanged papers, and nothing on a repeat.
-    assert counts[0][1] == 300 and counts[1][1] == 1
+    assert counts[0][1] == len({record.arxiv_id for record in first_records()}) and counts[1][1] == 1
     assert counts[1][2] > 0 and counts[1][3] > 0 and counts[1][4] > 0
     assert counts[2][1:3] == (0, 0) and counts[2][5] == 0
     assert ("2611.99999", 1) in {(v[0], v[1]) for v in stored["versions"]}

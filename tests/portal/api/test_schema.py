@@ -4,6 +4,7 @@ parameter described; the docs page served from the project's own static files.""
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 import pytest
 import yaml
@@ -73,3 +74,12 @@ def test_the_schema_and_docs_are_served(client_api):
             assert finders.find(asset.removeprefix("/static/").split("?")[0]), asset
     # Swagger UI's start-up script is a file too, so a strict CSP can apply.
     assert "<script>" not in page.replace(" ", "")
+
+
+def test_the_schema_is_the_published_one_byte_for_byte(tmp_path):
+    """The published API (tests/portal/api/openapi.yaml) changes only on purpose:
+    regenerate it with `manage.py spectacular --file` and review the diff."""
+    target = tmp_path / "schema.yaml"
+    call_command("spectacular", "--file", str(target))
+    published = Path(__file__).with_name("openapi.yaml")
+    assert target.read_bytes() == published.read_bytes()

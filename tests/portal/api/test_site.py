@@ -9,10 +9,21 @@ import pytest
 from django.utils import timezone
 
 from harvest.models import HarvestRun, Paper, Version
+from harvest.records import PaperRecord
 from portal.stats.windows import display_zone
-from tests.api.factories import pick, reading, record, run, source, store
+from tests import factories
+from tests.factories import pick, reading, run, source, store
 
 pytestmark = pytest.mark.django_db
+
+V1 = datetime(2026, 10, 1, 9, 0, tzinfo=UTC)
+
+
+def record(arxiv_id: str, *, first: datetime = V1, **fields) -> PaperRecord:
+    """A paper about sparse attention (the API tests search for it), v1 at `first`."""
+    return factories.record(
+        arxiv_id, abstract="We study sparse attention over long documents.", first_submitted=first, **fields
+    )
 
 
 def iso(moment: datetime) -> str:
@@ -31,11 +42,21 @@ def day():
         record("2611.00002", categories=["math.AG"]),
         at=now - timedelta(hours=1),
     )
-    reading(Version.objects.get(paper__arxiv_id="2601.00001", number=2), written_at=now - timedelta(minutes=30))
-    arxiv = source("arxiv", "arXiv OAI-PMH")
+    reading(
+        Version.objects.get(paper__arxiv_id="2601.00001", number=2),
+        written_at=now - timedelta(minutes=30),
+        takeaway="A short takeaway.",
+    )
+    arxiv = source("arxiv", "arXiv OAI-PMH", checkpoint={"from": "2026-11-12"})
     hf = source("hf_daily", "Hugging Face Daily Papers")
-    run(arxiv, started=now - timedelta(hours=3), seen=10, new_papers=2)
-    run(hf, started=now - timedelta(hours=2), status=HarvestRun.Status.FAILED, error="HTTP 503")
+    run(
+        arxiv,
+        started_at=now - timedelta(hours=3),
+        finished_at=now - timedelta(hours=3, minutes=-3),
+        seen=10,
+        new_papers=2,
+    )
+    run(hf, started_at=now - timedelta(hours=2), status=HarvestRun.Status.FAILED, error="HTTP 503")
     pick(Paper.objects.get(arxiv_id="2611.00001"), hf)
     return now
 
@@ -139,6 +160,6 @@ def test_sources_show_progress_and_health(client_api, day, settings):
 
 def test_a_disabled_failing_source_is_not_failing(client_api, db):
     src = source("hf_daily", "Hugging Face Daily Papers", enabled=False)
-    run(src, started=timezone.now() - timedelta(hours=1), status=HarvestRun.Status.FAILED, error="boom")
+    run(src, started_at=timezone.now() - timedelta(hours=1), status=HarvestRun.Status.FAILED, error="boom")
     body = client_api.get("/api/v1/sources/").json()
     assert body["any_failing"] is False and body["sources"][0]["next_run"] is None

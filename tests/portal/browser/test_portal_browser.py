@@ -10,8 +10,8 @@ from django.utils import timezone
 from playwright.sync_api import expect
 
 from portal.stats.overview import CACHE_KEY
-from tests.browser.conftest import browser_page, in_thread, screenshot
-from tests.portal import factories as f
+from tests import factories as f
+from tests.portal.browser.conftest import browser_page, in_thread, screenshot
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Iterator
-from datetime import timedelta
+from datetime import UTC, datetime, timedelta
 
 import pytest
 import schemathesis
@@ -29,9 +29,22 @@ from schemathesis.specs.openapi.checks import (
 )
 
 from harvest.models import HarvestRun, Paper, Version
-from tests.api.factories import pick, reading, record, run, source, store
+from harvest.records import PaperRecord
+from tests import factories
+from tests.factories import pick, reading, run, source, store
 
 EXAMPLES_PER_OPERATION = 40
+
+V1 = datetime(2026, 10, 1, 9, 0, tzinfo=UTC)
+
+
+def record(arxiv_id: str, *, first: datetime = V1, **fields) -> PaperRecord:
+    """A paper about sparse attention (the API tests search for it), v1 at `first`."""
+    return factories.record(
+        arxiv_id, abstract="We study sparse attention over long documents.", first_submitted=first, **fields
+    )
+
+
 CHECKS = [
     not_a_server_error,
     status_code_conformance,
@@ -42,7 +55,7 @@ CHECKS = [
 
 
 def _schema() -> dict:
-    """The schema the API serves (tests/api/test_schema.py checks the serving),
+    """The schema the API serves (tests/portal/api/test_schema.py checks the serving),
     built at collection time: schemathesis parametrizes by operation."""
     generated = SchemaGenerator().get_schema(request=None, public=True)
     return json.loads(OpenApiJsonRenderer().render(generated))
@@ -71,9 +84,9 @@ def library(db, api_site, settings) -> Iterator[None]:
     store(record("2611.13545", versions=3, categories=["cs.LG", "cs.CL"]), record("2611.00002"), at=now)
     reading(Version.objects.get(paper__arxiv_id="2611.13545", number=3), written_at=now)
     arxiv, hf = source("arxiv", "arXiv OAI-PMH"), source("hf_daily", "Hugging Face Daily Papers")
-    run(arxiv, started=now - timedelta(hours=1), seen=3, new_papers=1)
-    run(hf, started=now - timedelta(hours=1), status=HarvestRun.Status.FAILED, error="HTTP 503")
-    run(hf, started=now, status=HarvestRun.Status.RUNNING)
+    run(arxiv, started_at=now - timedelta(hours=1), seen=3, new_papers=1)
+    run(hf, started_at=now - timedelta(hours=1), status=HarvestRun.Status.FAILED, error="HTTP 503")
+    run(hf, started_at=now, status=HarvestRun.Status.RUNNING)
     pick(Paper.objects.get(arxiv_id="2611.00002"), hf)
     try:
         yield

@@ -11,7 +11,7 @@ from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
 from harvest.models import HarvestRun, Paper, Version
-from tests.api.factories import many_papers, pick, reading, run, source
+from tests.factories import many_papers, pick, reading, run, source
 
 pytestmark = pytest.mark.django_db
 
@@ -19,8 +19,8 @@ pytestmark = pytest.mark.django_db
 @pytest.fixture
 def busy_library():
     now = timezone.now()
-    many_papers(30, at=now - timedelta(hours=2))
-    many_papers(30, at=now - timedelta(days=3), start=100)
+    many_papers(30, at=now - timedelta(hours=2), abstract="We study sparse attention over long documents.")
+    many_papers(30, at=now - timedelta(days=3), start=100, abstract="We study sparse attention over long documents.")
     hf = source("hf_daily", "Hugging Face Daily Papers")
     arxiv = source("arxiv", "arXiv OAI-PMH")
     for paper in Paper.objects.all()[:40]:
@@ -28,8 +28,8 @@ def busy_library():
     for version in Version.objects.all()[:40]:
         reading(version, written_at=now - timedelta(hours=1))
     for hours in range(5):
-        run(arxiv, started=now - timedelta(hours=hours))
-        run(hf, started=now - timedelta(hours=hours), status=HarvestRun.Status.FAILED, error="503")
+        run(arxiv, started_at=now - timedelta(hours=hours))
+        run(hf, started_at=now - timedelta(hours=hours), status=HarvestRun.Status.FAILED, error="503")
     return now
 
 

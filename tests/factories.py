@@ -1,5 +1,5 @@
-"""Test data for the portal, stored through the real upsert service (papers and
-versions) and plain ORM rows (sources, runs, picks, readings)."""
+"""Test data for every app: papers and versions stored through the real upsert
+service, plain ORM rows for sources, runs, community picks and guided readings."""
 
 from __future__ import annotations
 
@@ -60,7 +60,7 @@ def version(arxiv_id: str, number: int) -> Version:
     return Version.objects.get(paper__arxiv_id=arxiv_id, number=number)
 
 
-def source(slug: str = "arxiv", *, name: str | None = None, enabled: bool = True, checkpoint: dict | None = None):
+def source(slug: str = "arxiv", name: str | None = None, *, enabled: bool = True, checkpoint: dict | None = None):
     return Source.objects.create(
         slug=slug, name=name or slug, enabled=enabled, checkpoint=checkpoint if checkpoint is not None else {}
     )
@@ -92,14 +92,48 @@ def pick(p: Paper, src: Source, *, upvotes: int = 10, url: str = "", featured_on
     )
 
 
-def reading(v: Version, *, written_at: datetime | None, status: str = GuidedReading.Status.DONE, text: str = "要点"):
+def reading(
+    v: Version,
+    *,
+    written_at: datetime | None,
+    status: str = GuidedReading.Status.DONE,
+    text: str = "要点",
+    takeaway: str | None = None,
+    zh_takeaway: str | None = None,
+) -> GuidedReading:
+    """A reading whose sections say `text` and the section's name; `takeaway`
+    and `zh_takeaway` set the English and Chinese one-line takeaways."""
     body = {key: f"{text} {key}" for key in ("takeaway", "problem", "method", "results", "limitations")}
+    english = {key: f"EN {value}" for key, value in body.items()}
+    if takeaway is not None:
+        english["takeaway"] = takeaway
+    if zh_takeaway is not None:
+        body["takeaway"] = zh_takeaway
     return GuidedReading.objects.create(
         version=v,
         prompt_version=current_prompt_version(),
         status=status,
         model="claude-test",
-        content={"zh": body, "en": {key: f"EN {value}" for key, value in body.items()}} if written_at else {},
+        content={"zh": body, "en": english} if written_at else {},
         written_at=written_at,
+        input_tokens=100,
+        output_tokens=50,
         cost_usd=Decimal("0.01"),
+    )
+
+
+def many_papers(count: int, *, at: datetime, start: int = 1, abstract: str = "An abstract.") -> None:
+    """`count` papers with distinct update times, all stored at `at`."""
+    first = datetime(2026, 10, 1, 9, 0, tzinfo=UTC)
+    store(
+        *[
+            record(
+                f"2610.{start + i:05d}",
+                abstract=abstract,
+                first_submitted=first + timedelta(hours=i),
+                categories=["cs.LG", "cs.CL"],
+            )
+            for i in range(count)
+        ],
+        at=at,
     )

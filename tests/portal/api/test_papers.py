@@ -13,9 +13,21 @@ from django.test.utils import CaptureQueriesContext
 
 from harvest.filters import PaperFilterSet
 from harvest.models import Paper, Version
-from tests.api.factories import V1, many_papers, pick, reading, record, source, store
+from harvest.records import PaperRecord
+from tests import factories
+from tests.factories import many_papers, pick, reading, source, store
 
 pytestmark = pytest.mark.django_db
+
+V1 = datetime(2026, 10, 1, 9, 0, tzinfo=UTC)
+
+
+def record(arxiv_id: str, *, first: datetime = V1, **fields) -> PaperRecord:
+    """A paper about sparse attention (the API tests search for it), v1 at `first`."""
+    return factories.record(
+        arxiv_id, abstract="We study sparse attention over long documents.", first_submitted=first, **fields
+    )
+
 
 T0 = datetime(2026, 11, 12, 1, 0, tzinfo=UTC)
 
@@ -163,7 +175,7 @@ def revised_paper():
     )
     v1, v2 = Version.objects.order_by("number")
     reading(v1, written_at=T0 + timedelta(hours=1), takeaway="v1 takeaway")
-    reading(v2, written_at=T0 + timedelta(days=1, hours=1), takeaway="v2 takeaway")
+    reading(v2, written_at=T0 + timedelta(days=1, hours=1), takeaway="v2 takeaway", zh_takeaway="简短结论。")
 
 
 @pytest.mark.parametrize("path", ["2611.00001", "2611.00001v2", "2611.00001v1"])
