@@ -436,3 +436,38 @@ CELERY_BEAT_SCHEDULE["portal-overview-stats"] = {
     # A refresh that waited most of its interval is dropped: the next one is due.
     "options": {"expires": PORTAL_STATS_REFRESH_SECONDS * 0.8, "queue": "default"},
 }
+
+# --- Announcement feed (arxiv_rss) ---
+# harvest/sources/arxiv_rss.py reads ARXIV_RSS_URL + "/" + these categories
+# joined by "+" (one request), conditionally (ETag / Last-Modified).
+from papertrail.schedules import ZonedCron  # noqa: E402 - this block stays self-contained
+from papertrail.settings.env import env_cron_list, env_zone  # noqa: E402
+
+ARXIV_RSS_CATEGORIES = env_list("ARXIV_RSS_CATEGORIES", ["cs"])
+# A source with no checkpoint starts this many days back (0: from the start
+# of arXiv's history), so a new site shows recent papers within minutes.
+PAPERTRAIL_FIRST_RUN_DAYS = env_int("PAPERTRAIL_FIRST_RUN_DAYS", 7, minimum=0)
+# Create every configured source's row (enabled) after `migrate`, so the
+# sources page lists it before its first run. Test settings turn it off.
+PAPERTRAIL_CREATE_SOURCES = env_bool("PAPERTRAIL_CREATE_SOURCES", True)
+# arXiv announces Sunday to Thursday at 20:00 US Eastern: poll every five
+# minutes from then to 21:30 and hourly otherwise (a 304 costs one request).
+PAPERTRAIL_CRON_ZONE = env_zone("PAPERTRAIL_CRON_ZONE", "America/New_York")
+PAPERTRAIL_CRON_ARXIV_RSS = env_cron_list("PAPERTRAIL_CRON_ARXIV_RSS", "*/5 20 * * 0-4; 0-30/5 21 * * 0-4; 35 * * * *")
+# OAI-PMH serves the day's announcement from about 22:00 US Eastern; this run
+# brings its version dates and sizes the same evening (beside the UTC entry).
+PAPERTRAIL_CRON_ARXIV_AFTER_ANNOUNCEMENT = env_cron_list("PAPERTRAIL_CRON_ARXIV_AFTER_ANNOUNCEMENT", "25 22 * * 0-4")
+ZONED_HARVEST_SCHEDULES = {
+    "harvest-arxiv_rss": ("arxiv_rss", ZonedCron(PAPERTRAIL_CRON_ARXIV_RSS, PAPERTRAIL_CRON_ZONE)),
+    "harvest-arxiv-after-announcement": (
+        "arxiv",
+        ZonedCron(PAPERTRAIL_CRON_ARXIV_AFTER_ANNOUNCEMENT, PAPERTRAIL_CRON_ZONE),
+    ),
+}
+for _entry, (_slug, _schedule) in ZONED_HARVEST_SCHEDULES.items():
+    CELERY_BEAT_SCHEDULE[_entry] = {
+        "task": "harvest.run_source",
+        "schedule": _schedule,
+        "args": [_slug],
+        "options": {"expires": _schedule.expires(), "queue": "harvest"},
+    }
