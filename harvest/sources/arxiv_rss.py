@@ -172,12 +172,13 @@ def _with_history(record: PaperRecord, found: PaperRecord) -> None:
     listed = record.latest_version
     have = {v.number: v for v in record.versions}
     if found.published is not None and 1 not in have:
-        record.versions.append(VersionRecord(1, found.published))
+        have[1] = VersionRecord(1, found.published)
     for version in found.versions:
         if version.number < listed and version.number not in have:
-            record.versions.append(version)
+            have[version.number] = version
         elif version.number == listed and have[listed].submitted is None:
             have[listed].submitted = version.submitted
+    record.versions = sorted(have.values(), key=lambda v: v.number)
     record.published = found.published
     record.comments = record.comments or found.comments
     record.journal_ref = record.journal_ref or found.journal_ref
