@@ -84,6 +84,9 @@ class Version(models.Model):
     authors = models.TextField(blank=True)
     comments = models.TextField(blank=True)
     discovered_at = models.DateTimeField(default=timezone.now, help_text="when this site first stored it")
+    # Written by harvest.announcements only: the day arXiv announced this
+    # version, shown where the submission date is not known yet.
+    announced = models.DateField(null=True, blank=True, help_text="day arXiv's announcement feed listed it")
 
     class Meta:
         constraints = [
@@ -227,3 +230,46 @@ class CommunityPick(models.Model):
 
     def __str__(self) -> str:
         return f"{self.paper.arxiv_id} on {self.source.slug} ({self.upvotes} upvotes)"
+
+
+class Announcement(models.Model):
+    """One day's listing of arXiv's announcement feed for a set of categories,
+    as last fetched; its items say what the library should then hold."""
+
+    feed = models.CharField(max_length=255, help_text='the categories asked for, joined by "+"')
+    announced_on = models.DateField()
+    fetched_at = models.DateTimeField(default=timezone.now)
+    left_for_oai = models.JSONField(
+        default=list, blank=True, help_text="replaced papers whose earlier versions the API lookup did not give"
+    )
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["feed", "announced_on"], name="announcement_unique_day")]
+        indexes = [models.Index(fields=["-announced_on"], name="announcement_day_idx")]
+
+    def __str__(self) -> str:
+        return f"{self.feed} {self.announced_on}"
+
+
+class AnnouncementItem(models.Model):
+    """One paper version an announcement listed. A child table (not a JSON
+    list) so the completeness report joins items to papers in one query."""
+
+    class Type(models.TextChoices):
+        NEW = "new", "new"
+        CROSS = "cross", "cross"
+        REPLACE = "replace", "replace"
+        REPLACE_CROSS = "replace-cross", "replace-cross"
+
+    announcement = models.ForeignKey(Announcement, on_delete=models.CASCADE, related_name="items")
+    arxiv_id = models.CharField(max_length=64)
+    version = models.PositiveSmallIntegerField()
+    announce_type = models.CharField(max_length=16, choices=Type.choices)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["announcement", "arxiv_id"], name="announcementitem_unique"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.arxiv_id}v{self.version} ({self.announce_type})"

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import UTC, date, datetime
 from email.utils import parsedate_to_datetime
 
 _OLD_STYLE_ID = re.compile(r"^[a-z][a-z\-]*(\.[A-Z]{2})?/\d{7}$")
@@ -172,3 +172,25 @@ def _fast_arxiv_date(text: str) -> datetime | None:
 
 def parse_size(text: str | None) -> str:
     return (text or "").strip()[:32]
+
+
+@dataclass(slots=True)
+class ListedItem:
+    """One paper version an announcement feed listed, and how (`new`,
+    `cross`, `replace` or `replace-cross`)."""
+
+    arxiv_id: str
+    version: int
+    announce_type: str
+
+
+@dataclass(slots=True)
+class FeedAnnouncement:
+    """What one fetch of arXiv's announcement feed listed on one day.
+    `left_for_oai`: replaced papers new to the library whose earlier versions
+    the API lookup did not give (the OAI-PMH harvest brings them)."""
+
+    feed: str
+    announced_on: date
+    items: list[ListedItem] = field(default_factory=list)
+    left_for_oai: list[str] = field(default_factory=list)

@@ -18,6 +18,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from harvest import locks
+from harvest.announcements import announcement_store
 from harvest.models import HarvestRun, Source
 from harvest.pipeline import planned_ahead
 from harvest.readahead import reading_ahead
@@ -62,7 +63,10 @@ def _store_page(source: Source, run: HarvestRun, page: Page, owner: str, plan: U
         logger.warning("%s: skipped malformed %s", source.slug, text)
     with transaction.atomic():
         # Not durable: a page lost in a crash is lost with the checkpoint below.
-        result = paper_upsert_many(records=page.records, plan=plan, durable=False)
+        if page.announcement is not None:
+            result = announcement_store(records=page.records, announcement=page.announcement, durable=False)
+        else:
+            result = paper_upsert_many(records=page.records, plan=plan, durable=False)
         new_picks = community_pick_upsert_many(source=source, picks=page.picks) if page.picks else 0
         run.pages += 1
         run.seen += len(page.records) + page.skipped + page.deleted

@@ -91,6 +91,9 @@ class UpsertPlan:
     relinks: list[PaperRow] = field(default_factory=list)
     pending_versions: list[tuple[PaperRow, tuple]] = field(default_factory=list)  # (paper, row without paper_id)
     filled_versions: list[VersionRow] = field(default_factory=list)
+    # (version id, submitted, size, source_type) of stored versions without a
+    # date (first seen in the announcement feed) that a record dates.
+    dated_versions: list[tuple] = field(default_factory=list)
     # Ids of the relinked papers' author names that the library held when
     # planned ahead; names missing then are looked up again when written.
     author_ids: dict[str, int] = field(default_factory=dict)
@@ -124,6 +127,8 @@ def plan_upsert(
         plan.pending_versions.extend((paper, _new_version(v, record, latest, now)) for v in fresh)
         filled = _fill_latest_version_text(have, record)
         plan.filled_versions.extend(filled)
+        dated = _fill_version_dates(have, record) if have else ()
+        plan.dated_versions.extend(dated)
         old_links = (paper.authors, paper.categories)
         changed = _apply_record(paper, record, have, fresh, ai_categories)
         if changed:
@@ -132,7 +137,7 @@ def plan_upsert(
                 plan.relinks.append(paper)
         if fresh:
             result.new_versions += len(fresh)
-        elif changed or filled:
+        elif changed or filled or dated:
             result.updated += 1
         else:
             result.unchanged += 1
@@ -200,6 +205,8 @@ def _write(store, plan: UpsertPlan) -> UpsertResult:
         store.update_papers(plan.changed_papers)
     if plan.filled_versions:
         store.update_version_text(plan.filled_versions)
+    if plan.dated_versions:
+        store.update_version_dates(plan.dated_versions)
     if plan.pending_versions:
         result.created_version_ids = store.insert_versions([(paper.pk, *row) for paper, row in plan.pending_versions])
     if plan.relinks:
@@ -282,6 +289,18 @@ def _fill_latest_version_text(have: dict[int, VersionRow], record: PaperRecord) 
     version.authors = ", ".join(record.authors)
     version.comments = record.comments
     return [version]
+
+
+def _fill_version_dates(have: dict[int, VersionRow], record: PaperRecord) -> list[tuple]:
+    """Stored versions without a submission date (the announcement feed
+    carries none) take the date, size and source type a record gives."""
+    dated = []
+    for version in record.versions:
+        stored = have.get(version.number)
+        if stored is not None and stored.submitted is None and version.submitted is not None:
+            stored.submitted = version.submitted
+            dated.append((stored.pk, version.submitted, version.size, version.source_type))
+    return dated
 
 
 def _new_version(version, record: PaperRecord, latest: int, now: datetime) -> tuple:

@@ -168,6 +168,13 @@ class OrmStore:
         objects = [Version(pk=v.pk, **{name: getattr(v, name) for name in _VERSION_TEXT}) for v in versions]
         Version.objects.bulk_update(objects, _VERSION_TEXT, batch_size=500)
 
+    def update_version_dates(self, rows: list[tuple]) -> None:
+        """(id, submitted, size, source_type) of versions stored without a date."""
+        for pk, submitted, size, source_type in rows:
+            Version.objects.filter(pk=pk, submitted__isnull=True).update(
+                submitted=submitted, size=size, source_type=source_type
+            )
+
     def insert_versions(self, rows: list[tuple]) -> list[int]:
         objects = [Version(**dict(zip(_VERSION_FIELDS, row, strict=True))) for row in rows]
         Version.objects.bulk_create(
@@ -395,6 +402,18 @@ class PostgresStore:
         self.cursor.execute(
             "UPDATE harvest_version v SET title = s.title, abstract = s.abstract, authors = s.authors, "
             "comments = s.comments FROM pt_stage_version s WHERE v.id = s.id AND v.title = ''"
+        )
+
+    def update_version_dates(self, rows: list[tuple]) -> None:
+        """(id, submitted, size, source_type) of versions stored without a
+        date; only where still without one (a plan may be stale)."""
+        ids, dates, sizes, types = (list(column) for column in zip(*rows, strict=True))
+        self.cursor.execute(
+            "UPDATE harvest_version v SET submitted = s.submitted, size = s.size, source_type = s.source_type "
+            "FROM unnest(%s::bigint[], %s::timestamptz[], %s::text[], %s::text[]) "
+            "AS s(id, submitted, size, source_type) "
+            "WHERE v.id = s.id AND v.submitted IS NULL",
+            [ids, dates, sizes, types],
         )
 
     def insert_versions(self, rows: list[tuple]) -> list[int]:

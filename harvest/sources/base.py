@@ -11,10 +11,13 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from datetime import date
+from datetime import date, timedelta
 from typing import Any, ClassVar
 
-from harvest.records import PaperRecord
+from django.conf import settings
+from django.utils import timezone
+
+from harvest.records import FeedAnnouncement, PaperRecord
 from harvest.sources.http import PoliteSession
 
 
@@ -38,6 +41,9 @@ class Page:
     # "<record>: <why>" of each record skipped as malformed, logged by the
     # runner: a parser reading ahead in another process logs nothing itself.
     malformed: list[str] = field(default_factory=list)
+    # Set by the announcement feed: the page is stored by
+    # harvest.announcements, which also records what the feed listed.
+    announcement: FeedAnnouncement | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,6 +63,14 @@ class Window:
             "from": self.date_from.isoformat() if self.date_from else None,
             "until": self.date_until.isoformat() if self.date_until else None,
         }
+
+
+def first_run_start() -> date | None:
+    """Where a source with no checkpoint starts: PAPERTRAIL_FIRST_RUN_DAYS
+    back (0: from the source's beginning), so a new site fills its recent
+    days in minutes instead of walking arXiv's whole history first."""
+    days = settings.PAPERTRAIL_FIRST_RUN_DAYS
+    return timezone.now().date() - timedelta(days=days) if days else None
 
 
 class SourceClient(ABC):

@@ -96,9 +96,13 @@ class PoliteSession:
         self._last_request_at: float | None = None
         self._lock = threading.Lock()
 
-    def get(self, url: str, params: Mapping[str, str] | None = None) -> requests.Response:
+    def get(
+        self, url: str, params: Mapping[str, str] | None = None, *, headers: Mapping[str, str] | None = None
+    ) -> requests.Response:
+        """A 200 reply, or a 304 to a conditional request (`headers` with
+        If-None-Match or If-Modified-Since)."""
         with self._lock:
-            return self._get_with_retries(url, params)
+            return self._get_with_retries(url, params, headers)
 
     def _pace(self) -> None:
         if self._last_request_at is not None and self.delay > 0:
@@ -110,17 +114,20 @@ class PoliteSession:
     def _backoff(self, attempt: int) -> float:
         return self.backoff_base * (2**attempt) * (1 + random.random() / 2)
 
-    def _get_with_retries(self, url: str, params: Mapping[str, str] | None) -> requests.Response:
+    def _get_with_retries(
+        self, url: str, params: Mapping[str, str] | None, headers: Mapping[str, str] | None = None
+    ) -> requests.Response:
+        conditional = bool(headers) and any(name.lower().startswith("if-") for name in headers)
         attempt = 0
         while True:
             self._pace()
             try:
-                response = self.session.get(url, params=params, timeout=self.timeout)
+                response = self.session.get(url, params=params, headers=headers, timeout=self.timeout)
             except requests.RequestException as exc:
                 error: SourceError = TransientError(f"network error: {exc.__class__.__name__}: {exc}")
                 wait: float | None = self._backoff(attempt)
             else:
-                if response.status_code == 200:
+                if response.status_code == 200 or (response.status_code == 304 and conditional):
                     return response
                 error, wait = self._classify(response, attempt)
             if wait is None or attempt >= self.max_retries:

@@ -29,7 +29,7 @@ from harvest.records import (
     split_arxiv_id,
     split_authors,
 )
-from harvest.sources.base import Page, SourceClient, Window
+from harvest.sources.base import Page, SourceClient, Window, first_run_start
 from harvest.sources.http import PermanentError
 
 logger = logging.getLogger(__name__)
@@ -176,7 +176,8 @@ class ArxivOaiSource(SourceClient):
             params["set"] = set_spec
         date_from = window.date_from.isoformat() if window.date_from else None
         if window.is_incremental:
-            date_from = source_checkpoint.get("from")
+            start = first_run_start()
+            date_from = source_checkpoint.get("from") or (start.isoformat() if start else None)
         if date_from:
             params["from"] = date_from
         if window.date_until:

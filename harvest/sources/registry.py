@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from harvest.sources.arxiv_api import ArxivApiSource
+from harvest.sources.arxiv_rss import ArxivRssSource
 from harvest.sources.base import SourceClient
 from harvest.sources.hf_daily import HfDailySource
 from harvest.sources.oai import ArxivOaiSource
@@ -11,6 +12,7 @@ SOURCES: dict[str, type[SourceClient]] = {
     ArxivOaiSource.slug: ArxivOaiSource,
     ArxivApiSource.slug: ArxivApiSource,
     HfDailySource.slug: HfDailySource,
+    ArxivRssSource.slug: ArxivRssSource,
 }
 
 

@@ -4,9 +4,9 @@ that waited too long is dropped instead of stacked; the next one catches up."""
 
 from __future__ import annotations
 
-from papertrail.schedules import crontab_from, expires_for
+from papertrail.schedules import ZonedCron, crontab_from, expires_for
 from papertrail.settings.base import REDIS_URL, VAR_DIR
-from papertrail.settings.env import env_cron, env_int
+from papertrail.settings.env import env_cron, env_cron_list, env_int, env_zone
 
 if REDIS_URL:
     CELERY_BROKER_URL = REDIS_URL
@@ -63,6 +63,21 @@ HARVEST_SCHEDULES = {
     # community signal fresh at one small JSON request.
     "hf_daily": env_cron("PAPERTRAIL_CRON_HF_DAILY", "43 * * * *"),
 }
+# arXiv announces Sunday to Thursday at 20:00 US Eastern: the feed is polled
+# every five minutes from then to 21:30 and hourly otherwise (a 304 costs one
+# request). Several expressions are separated by ";", read in PAPERTRAIL_CRON_ZONE.
+PAPERTRAIL_CRON_ZONE = env_zone("PAPERTRAIL_CRON_ZONE", "America/New_York")
+PAPERTRAIL_CRON_ARXIV_RSS = env_cron_list("PAPERTRAIL_CRON_ARXIV_RSS", "*/5 20 * * 0-4; 0-30/5 21 * * 0-4; 35 * * * *")
+# OAI-PMH serves the day's announcement from about 22:00 US Eastern; this run
+# brings its version dates and sizes the same evening (beside the UTC entry).
+PAPERTRAIL_CRON_ARXIV_AFTER_ANNOUNCEMENT = env_cron_list("PAPERTRAIL_CRON_ARXIV_AFTER_ANNOUNCEMENT", "25 22 * * 0-4")
+ZONED_HARVEST_SCHEDULES = {
+    "harvest-arxiv_rss": ("arxiv_rss", ZonedCron(PAPERTRAIL_CRON_ARXIV_RSS, PAPERTRAIL_CRON_ZONE)),
+    "harvest-arxiv-after-announcement": (
+        "arxiv",
+        ZonedCron(PAPERTRAIL_CRON_ARXIV_AFTER_ANNOUNCEMENT, PAPERTRAIL_CRON_ZONE),
+    ),
+}
 # Each run that stores papers queues the full-text indexing itself; this entry
 # catches papers stored by hand or by a run whose queued pass was lost.
 SEARCH_INDEX_CRON = env_cron("PAPERTRAIL_CRON_SEARCH_INDEX", "*/5 * * * *")
@@ -87,6 +102,16 @@ CELERY_BEAT_SCHEDULE = {
             "options": {"expires": expires_for(cron), "queue": "harvest"},
         }
         for slug, cron in HARVEST_SCHEDULES.items()
+    },
+    # The announcement feed and the evening OAI-PMH run, on US Eastern time.
+    **{
+        entry: {
+            "task": "harvest.run_source",
+            "schedule": schedule,
+            "args": [slug],
+            "options": {"expires": schedule.expires(), "queue": "harvest"},
+        }
+        for entry, (slug, schedule) in ZONED_HARVEST_SCHEDULES.items()
     },
     "harvest-search-index": {
         "task": "harvest.index_search",

@@ -85,3 +85,25 @@ def env_cron(name: str, default: str) -> str:
     if len(value.split()) != 5:
         raise ImproperlyConfigured(f"{name}={value!r} is not a five-field cron expression")
     return value
+
+
+def env_cron_list(name: str, default: str) -> list[str]:
+    """One or more cron expressions separated by ";" (a schedule no single
+    expression can say, such as every 5 minutes from 20:00 to 21:30)."""
+    value = env_str(name, default)
+    expressions = [part.strip() for part in value.split(";") if part.strip()]
+    if not expressions or any(len(part.split()) != 5 for part in expressions):
+        raise ImproperlyConfigured(f"{name}={value!r} is not a list of five-field cron expressions separated by ';'")
+    return expressions
+
+
+def env_zone(name: str, default: str) -> str:
+    """An IANA time zone name, such as America/New_York."""
+    from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+    value = env_str(name, default)
+    try:
+        ZoneInfo(value)
+    except (ZoneInfoNotFoundError, ValueError):
+        raise ImproperlyConfigured(f"{name}={value!r} is not a time zone name") from None
+    return value

@@ -3,7 +3,7 @@ HTTP client's limits, and what counts as AI-related."""
 
 from __future__ import annotations
 
-from papertrail.settings.env import env_float, env_int, env_list, env_str, env_url
+from papertrail.settings.env import env_bool, env_float, env_int, env_list, env_str, env_url
 
 ARXIV_OAI_URL = env_url("ARXIV_OAI_URL", "https://oaipmh.arxiv.org/oai")
 ARXIV_API_URL = env_url("ARXIV_API_URL", "https://export.arxiv.org/api/query")
@@ -40,3 +40,13 @@ ARXIV_API_MAX_RESULTS = env_int("ARXIV_API_MAX_RESULTS", 500, minimum=1)
 # Retries the `arxiv` package makes after a 5xx/429, an unexpectedly empty page
 # or a connection error, each after ARXIV_REQUEST_DELAY seconds.
 ARXIV_API_RETRIES = env_int("ARXIV_API_RETRIES", 3, minimum=0)
+
+# The announcement feed (harvest/sources/arxiv_rss.py) reads ARXIV_RSS_URL + "/"
+# + these categories joined by "+" (one request), conditionally (ETag / Last-Modified).
+ARXIV_RSS_CATEGORIES = env_list("ARXIV_RSS_CATEGORIES", ["cs"])
+# A source with no checkpoint starts this many days back (0: from the start
+# of arXiv's history), so a new site shows recent papers within minutes.
+PAPERTRAIL_FIRST_RUN_DAYS = env_int("PAPERTRAIL_FIRST_RUN_DAYS", 7, minimum=0)
+# Create every configured source's row (enabled) after `migrate`, so the
+# sources page lists it before its first run. Test settings turn it off.
+PAPERTRAIL_CREATE_SOURCES = env_bool("PAPERTRAIL_CREATE_SOURCES", True)

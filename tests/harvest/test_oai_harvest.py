@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import logging
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 
 import pytest
+from django.conf import settings
 
 from harvest.models import Author, HarvestRun, Paper, PaperCategory, Source, Version
 from harvest.readahead import READ_AHEAD_THREAD
@@ -70,7 +71,13 @@ def test_harvest_follows_resumption_tokens_and_stores_every_version(replay_serve
     assert run.status == HarvestRun.Status.OK
     assert (run.pages, run.seen, run.new_papers, run.skipped) == (3, 6, 6, 0)
     requests = replay_server.requests_to("/oai")
-    assert requests[0].query == {"verb": ["ListRecords"], "metadataPrefix": ["arXivRaw"], "set": ["cs"]}
+    first_from = (datetime.now(UTC).date() - timedelta(days=settings.PAPERTRAIL_FIRST_RUN_DAYS)).isoformat()
+    assert requests[0].query == {
+        "verb": ["ListRecords"],
+        "metadataPrefix": ["arXivRaw"],
+        "set": ["cs"],
+        "from": [first_from],
+    }
     assert [r.param("resumptionToken") for r in requests[1:]] == ["726959|3", "726959|5"]
     assert all(r.headers["User-Agent"].startswith("PaperTrail/") for r in requests)
 

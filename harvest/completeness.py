@@ -1,0 +1,84 @@
+"""Reads about arXiv's announcements: did the library get everything arXiv
+announced, which announcement came last, and when the next one is due."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import UTC, date, datetime, time, timedelta
+
+from django.db.models import OuterRef, Subquery
+from django.utils import timezone
+
+from harvest.models import Announcement, AnnouncementItem, Paper
+from harvest.sources.arxiv_rss import ARXIV_ZONE
+
+# arXiv announces Sunday to Thursday at 20:00 US Eastern (Python weekdays).
+_ANNOUNCEMENT_WEEKDAYS = frozenset((6, 0, 1, 2, 3))
+_ANNOUNCEMENT_TIME = time(20, 0)
+
+
+@dataclass
+class DayCompleteness:
+    """One announcement day: how many papers arXiv listed, how many the
+    library holds at (at least) the listed version, and the rest."""
+
+    day: date
+    listed: int = 0
+    held: int = 0
+    missing: list[str] = field(default_factory=list)
+    behind: list[tuple[str, int, int]] = field(default_factory=list)  # (arxiv id, listed, held version)
+
+    @property
+    def complete(self) -> bool:
+        return not self.missing and not self.behind
+
+
+def announcement_completeness(*, days: int = 14, today: date | None = None) -> list[DayCompleteness]:
+    """Per announcement day of the last `days` (newest first), over every
+    feed recorded that day; a paper listed twice counts once, at its highest
+    listed version. One query."""
+    today = today or timezone.now().astimezone(ARXIV_ZONE).date()
+    held_version = Paper.objects.filter(arxiv_id=OuterRef("arxiv_id")).values("latest_version")[:1]
+    rows = (
+        AnnouncementItem.objects.filter(announcement__announced_on__gt=today - timedelta(days=days))
+        .annotate(held=Subquery(held_version))
+        .values_list("announcement__announced_on", "arxiv_id", "version", "held")
+    )
+    wanted: dict[date, dict[str, tuple[int, int | None]]] = {}
+    for day, arxiv_id, version, held in rows:
+        listed = wanted.setdefault(day, {})
+        if arxiv_id not in listed or version > listed[arxiv_id][0]:
+            listed[arxiv_id] = (version, held)
+    report = []
+    for day in sorted(wanted, reverse=True):
+        entry = DayCompleteness(day, listed=len(wanted[day]))
+        for arxiv_id, (version, held) in sorted(wanted[day].items()):
+            if held is None:
+                entry.missing.append(arxiv_id)
+            elif held < version:
+                entry.behind.append((arxiv_id, version, held))
+            else:
+                entry.held += 1
+        report.append(entry)
+    return report
+
+
+def latest_announcement(*, feed: str | None = None) -> Announcement | None:
+    """The newest recorded announcement (of one feed, if given)."""
+    announcements = Announcement.objects.order_by("-announced_on", "-fetched_at")
+    if feed is not None:
+        announcements = announcements.filter(feed=feed)
+    return announcements.first()
+
+
+def next_expected_announcement(*, after: datetime | None = None) -> datetime:
+    """When arXiv's next announcement is due (UTC): the next Sunday to
+    Thursday 20:00 US Eastern after `after`. arXiv's holidays are not known
+    here, so on one this names a time when nothing comes."""
+    local = (after or timezone.now()).astimezone(ARXIV_ZONE)
+    day = local.date()
+    while True:
+        moment = datetime.combine(day, _ANNOUNCEMENT_TIME, tzinfo=ARXIV_ZONE)
+        if day.weekday() in _ANNOUNCEMENT_WEEKDAYS and moment > local:
+            return moment.astimezone(UTC)
+        day += timedelta(days=1)
