@@ -45,7 +45,9 @@ class AuthorCandidate:
 def _initial_ranges(initial: str) -> Q:
     """Names whose upper-cased form starts with one of the letters folding to `initial`."""
     condition = Q()
-    for letter in sorted({ch.upper() for ch in letters_folding_to(initial)}):
+    for letter in sorted({ch.upper() for ch in letters_folding_to(initial)} - {""}):
+        if len(letter) != 1:
+            continue
         condition |= Q(upper_name__gte=letter, upper_name__lt=chr(ord(letter) + 1))
     return condition
 
