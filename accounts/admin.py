@@ -1,6 +1,41 @@
 from django.contrib import admin
 from django.contrib.auth.admin import UserAdmin
 
-from accounts.models import User
+from accounts.models import Exclusion, Follow, TrailItem, User
 
 admin.site.register(User, UserAdmin)
+
+
+class _ReadMostly(admin.ModelAdmin):
+    # The trail tables are large: no full counts under the change lists.
+    show_full_result_count = False
+    list_per_page = 50
+
+
+@admin.register(Follow)
+class FollowAdmin(_ReadMostly):
+    list_display = ("id", "user", "kind", "name", "muted", "delivery", "created_at")
+    list_filter = ("kind", "muted", "delivery")
+    list_select_related = ("user",)
+    raw_id_fields = ("user",)
+    search_fields = ("name",)
+    readonly_fields = ("kind", "value", "compiled", "rejected_paper_ids", "created_at", "updated_at")
+
+
+@admin.register(Exclusion)
+class ExclusionAdmin(_ReadMostly):
+    list_display = ("id", "user", "kind", "value", "created_at")
+    list_select_related = ("user",)
+    raw_id_fields = ("user",)
+    readonly_fields = ("compiled", "created_at")
+
+
+@admin.register(TrailItem)
+class TrailItemAdmin(_ReadMostly):
+    list_display = ("id", "user", "paper", "latest_version_number", "kind", "unread", "dismissed", "latest_event_at")
+    list_select_related = ("user", "paper")
+    raw_id_fields = ("user", "paper", "latest_version")
+    readonly_fields = ("latest_version_number", "latest_event_at", "kind", "created_at")
+
+    def has_add_permission(self, request) -> bool:
+        return False

@@ -1,0 +1,145 @@
+"""Matching against the database: a batch of new versions against every
+follow (the task after a harvest page), and one follow against the recent
+past (its back-fill and preview)."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from django.db.models import Exists, Max, OuterRef, Q, QuerySet
+
+from accounts.authors import author_ids_for
+from accounts.facts import filters_matcher, is_fulltext, paper_events, sql_query_matcher
+from accounts.matching import DayIndex, ExclusionSpec, FollowSpec, match_follows
+from accounts.models import Exclusion, Follow
+from accounts.trail import TrailWriteResult, trail_record_hits
+from harvest.filters import PaperFilterSet, full_text_search
+from harvest.models import Authorship, Paper, PaperCategory, Version
+
+FOLLOW_PAGE = 5000
+
+
+def follow_specs(*, follow_ids: list[int] | None = None) -> Iterator[FollowSpec]:
+    """Unmuted follows in (user, id) order, read a page at a time."""
+    follows = Follow.objects.filter(muted=False)
+    if follow_ids is not None:
+        follows = follows.filter(id__in=follow_ids)
+    fields = ("id", "user_id", "kind", "compiled", "include_cross_lists", "include_revisions", "rejected_paper_ids")
+    after: tuple[int, int] | None = None
+    while True:
+        page = follows.order_by("user_id", "id")
+        if after is not None:
+            page = page.filter(Q(user_id__gt=after[0]) | Q(user_id=after[0], id__gt=after[1]))
+        rows = list(page.values_list(*fields)[:FOLLOW_PAGE])
+        for fid, user_id, kind, compiled, cross, revisions, rejected in rows:
+            yield FollowSpec(fid, user_id, kind, compiled, cross, revisions, frozenset(rejected or ()))
+        if len(rows) < FOLLOW_PAGE:
+            return
+        after = (rows[-1][1], rows[-1][0])
+
+
+def exclusion_specs(*, user_ids: Iterable[int] | None = None) -> dict[int, list[ExclusionSpec]]:
+    exclusions = Exclusion.objects.all()
+    if user_ids is not None:
+        exclusions = exclusions.filter(user_id__in=list(user_ids))
+    out: dict[int, list[ExclusionSpec]] = defaultdict(list)
+    for user_id, kind, compiled in exclusions.values_list("user_id", "kind", "compiled"):
+        out[user_id].append(ExclusionSpec(kind, compiled))
+    return out
+
+
+def day_index(version_ids: Iterable[int]) -> DayIndex:
+    papers = paper_events(version_ids)
+    ids = [paper.paper_id for paper in papers]
+    return DayIndex(papers, fulltext=is_fulltext(), filters=filters_matcher(ids), sql_query=sql_query_matcher(ids))
+
+
+def match_versions(*, version_ids: Iterable[int], follow_ids: list[int] | None = None) -> TrailWriteResult:
+    """Match new versions against every unmuted follow (or these ones) and
+    record the matches in the trail."""
+    index = day_index(version_ids)
+    if not index.papers:
+        return TrailWriteResult()
+    specs = follow_specs(follow_ids=follow_ids)
+    users = None
+    if follow_ids is not None:
+        users = set(Follow.objects.filter(id__in=follow_ids).values_list("user_id", flat=True))
+    return trail_record_hits(hits=match_follows(index, specs, exclusion_specs(user_ids=users)))
+
+
+# --- one follow over a window of the past -------------------------------------------
+def candidate_papers(
+    kind: str,
+    compiled: Mapping[str, Any],
+    *,
+    cross_lists: bool,
+    since: datetime,
+    revisions: bool = True,
+    pending: bool = True,
+) -> QuerySet[Paper]:
+    """Papers with a version stored since `since` that the follow matches, by
+    the library's indexes: exactly for categories, authors and filters without
+    `q`; for full-text queries, the indexed papers that match plus those not
+    indexed yet when `pending` (which matching checks on their lexemes)."""
+    events = Version.objects.filter(discovered_at__gte=since)
+    if not revisions:
+        events = events.filter(number=1)
+    papers = Paper.objects.filter(id__in=events.values("paper_id"))
+    if kind == "category":
+        links = PaperCategory.objects.filter(paper=OuterRef("pk"))
+        if "archive" in compiled:
+            links = links.filter(Q(category=compiled["archive"]) | Q(category__startswith=f"{compiled['archive']}."))
+        else:
+            links = links.filter(category=compiled["code"])
+        if not cross_lists:
+            links = links.filter(is_primary=True)
+        return papers.filter(Exists(links))
+    if kind == "author":
+        authors = author_ids_for(compiled["variants"])
+        return papers.filter(id__in=Authorship.objects.filter(author_id__in=authors).values("paper_id"))
+    if kind == "filters":
+        params = {key: value for key, value in compiled["data"].items() if key != "q"}
+        papers = PaperFilterSet(params, queryset=papers).qs.order_by()
+        query = compiled.get("query")
+        return _query_candidates(papers, query, pending) if query else papers
+    return _query_candidates(papers, compiled, pending)
+
+
+def _query_candidates(papers: QuerySet[Paper], compiled: Mapping[str, Any], pending: bool) -> QuerySet[Paper]:
+    found = full_text_search(papers, compiled["q"])
+    if not is_fulltext() or not pending:
+        return found
+    return papers.filter(Q(id__in=found.values("id")) | Q(search_pending=True))
+
+
+@dataclass
+class Window:
+    """A follow's papers over a window: paper id -> time of its latest event."""
+
+    latest: dict[int, datetime]
+
+
+def window_events(
+    kind: str, compiled: Mapping[str, Any], *, cross_lists: bool, revisions: bool, since: datetime
+) -> Window:
+    papers = candidate_papers(kind, compiled, cross_lists=cross_lists, since=since, revisions=revisions, pending=False)
+    events = Version.objects.filter(discovered_at__gte=since, paper_id__in=papers.values("id"))
+    if not revisions:
+        events = events.filter(number=1)
+    rows = events.values("paper_id").annotate(last=Max("discovered_at")).values_list("paper_id", "last")
+    return Window(latest=dict(rows))
+
+
+def follow_backfill(*, follow: Follow, since: datetime) -> TrailWriteResult:
+    """Record in the trail what this follow would have matched since `since`."""
+    papers = candidate_papers(
+        follow.kind, follow.compiled, cross_lists=follow.include_cross_lists, since=since, revisions=True
+    )
+    version_ids = Version.objects.filter(discovered_at__gte=since, paper_id__in=papers.values("id")).values_list(
+        "id", flat=True
+    )
+    return match_versions(version_ids=list(version_ids), follow_ids=[follow.pk])

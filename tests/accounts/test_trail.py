@@ -1,0 +1,147 @@
+"""The trail's card rules, marks, pages and counts; follow services'
+validation, back-fill and preview; the task queued after a harvest commits."""
+
+from __future__ import annotations
+
+import pytest
+from celery.signals import after_task_publish
+from django.core.exceptions import ValidationError
+
+from accounts.follows import follow_create, follow_delete, follow_preview, follow_update
+from accounts.models import Follow, TrailItem
+from accounts.selectors import author_candidates, trail_page, trail_unread_counts
+from accounts.trail import trail_dismiss, trail_mark_read, trail_undismiss
+from harvest.signals import versions_created
+from papertrail.celery import app
+from tests.accounts.conftest import ago, harvest, record
+
+pytestmark = pytest.mark.django_db
+
+
+def follow(user, kind, value, **options) -> Follow:
+    return follow_create(user=user, kind=kind, value=value, name=f"{kind} follow", **options)
+
+
+def test_a_read_card_comes_back_only_with_a_new_version(user):
+    follow(user, "category", {"code": "cs.LG"})
+    harvest(record("2611.00001"), at=ago(days=2))
+    (item,) = TrailItem.objects.filter(user=user)
+    assert trail_mark_read(user=user, item_ids=[item.pk]) == 1
+    # Matching again (a new follow's back-fill) keeps it read.
+    follow(user, "author", {"author": "Ada Lovelace"})
+    item.refresh_from_db()
+    assert not item.unread and trail_unread_counts(user=user).total == 0
+    assert len(trail_page(user=user).entries[0].matches) == 2
+    harvest(record("2611.00001", versions=2), at=ago(hours=1))
+    item.refresh_from_db()
+    assert item.unread and item.kind == "revision" and item.latest_version_number == 2
+    counts = trail_unread_counts(user=user)
+    assert counts.total == 1 and sorted(counts.by_follow.values()) == [1, 1]
+
+
+def test_a_dismissed_paper_stays_out_with_its_revisions_until_undone(user):
+    follow(user, "category", {"code": "cs.LG"})
+    harvest(record("2611.00001"), record("2611.00002"), at=ago(days=2))
+    item = TrailItem.objects.get(paper__arxiv_id="2611.00001")
+    assert trail_dismiss(user=user, item_id=item.pk)
+    harvest(record("2611.00001", versions=2), at=ago(hours=1))
+    assert [e.paper.arxiv_id for e in trail_page(user=user).entries] == ["2611.00002"]
+    assert trail_unread_counts(user=user).total == 1
+    assert trail_undismiss(user=user, item_id=item.pk)
+    assert trail_unread_counts(user=user).total == 2
+
+
+def test_pages_are_keyset_and_stable_while_events_arrive(user):
+    lg = follow(user, "category", {"code": "cs.LG"})
+    for day in range(5, 0, -1):
+        harvest(record(f"2611.0000{day}"), at=ago(days=day))
+    first = trail_page(user=user, size=2)
+    assert [e.paper.arxiv_id for e in first.entries] == ["2611.00001", "2611.00002"]
+    harvest(record("2611.00009"), at=ago(minutes=1))  # a new card on top
+    second = trail_page(user=user, size=2, cursor=first.next_cursor)
+    assert [e.paper.arxiv_id for e in second.entries] == ["2611.00003", "2611.00004"]
+    by_follow = trail_page(user=user, follow_id=lg.pk, size=2, cursor=first.next_cursor)
+    assert [e.paper.arxiv_id for e in by_follow.entries] == ["2611.00003", "2611.00004"]
+    trail_mark_read(user=user, up_to=ago(days=2, minutes=30))
+    assert [e.paper.arxiv_id for e in trail_page(user=user, unread_only=True).entries] == [
+        "2611.00009",
+        "2611.00001",
+        "2611.00002",
+    ]
+    assert trail_page(user=user, follow_id=lg.pk, unread_only=True, size=5).next_cursor is None
+    assert trail_page(user=user, kind="revision").entries == []
+
+
+def test_validation_errors_name_the_field(user, settings):
+    cases = [
+        ("category", {"code": "cs.XX"}, "name", "code"),
+        ("author", {"author": " "}, "name", "author"),
+        ("query", {"q": "the of"}, "name", "q"),
+        ("query", {"q": "-cats"}, "name", "q"),
+        ("filters", {"sort": "updated"}, "name", "sort"),
+        ("filters", {"ai": "maybe"}, "name", "ai"),
+        ("category", {"code": "cs.CL"}, "  ", "name"),
+    ]
+    for kind, value, name, field in cases:
+        with pytest.raises(ValidationError) as error:
+            follow_create(user=user, kind=kind, value=value, name=name)
+        assert list(error.value.message_dict) == [field], (kind, value)
+    settings.PAPERTRAIL_MAX_FOLLOWS = 2
+    follow(user, "category", {"code": "cs.CL"})
+    follow(user, "category", {"code": "cs.LG"})
+    with pytest.raises(ValidationError) as error:
+        follow(user, "category", {"code": "cs.AI"})
+    assert list(error.value.message_dict) == ["follows"]
+
+
+def test_a_new_follow_backfills_seven_days_and_an_edit_rematches(user):
+    harvest(record("2611.00001", categories=["cs.CL"]), at=ago(days=10))
+    harvest(record("2611.00002", categories=["cs.CL"]), record("2611.00003", categories=["cs.RO"]), at=ago(days=3))
+    f = follow(user, "category", {"code": "cs.CL"})
+    assert [e.paper.arxiv_id for e in trail_page(user=user).entries] == ["2611.00002"]
+    follow_update(follow=f, value={"code": "cs.RO"})
+    assert [e.paper.arxiv_id for e in trail_page(user=user).entries] == ["2611.00003"]
+    follow_delete(follow=f)
+    assert not TrailItem.objects.filter(user=user).exists()
+
+
+def test_preview_counts_seven_and_thirty_days_and_lists_recent_papers(user):
+    harvest(record("2611.00001", abstract="Diffusion models."), at=ago(days=20))
+    harvest(record("2611.00002", abstract="Diffusion policies."), at=ago(days=2))
+    harvest(record("2611.00003", abstract="Something else."), at=ago(days=1))
+    preview = follow_preview(user=user, kind="query", value={"q": "diffusion"})
+    assert (preview.last_7_days, preview.last_30_days) == (1, 2)
+    assert [p.arxiv_id for p in preview.recent] == ["2611.00002", "2611.00001"]
+    assert not Follow.objects.exists()
+
+
+def test_author_candidates_share_surname_and_initial(user):
+    harvest(
+        record("2611.00001", authors=["Yann LeCun"], categories=["cs.LG"]),
+        record("2611.00002", authors=["Y. LeCun"], categories=["cs.CV"]),
+        record("2611.00003", authors=["Yann Lécun"], categories=["cs.LG"]),
+        record("2611.00004", authors=["Anna LeCun", "Yann Smith"]),
+    )
+    found = {c.normalised: c for c in author_candidates(name="Yann LeCun")}
+    assert set(found) == {"yann lecun", "y lecun"}
+    assert found["yann lecun"].paper_count == 2
+    assert found["yann lecun"].top_categories == [("cs.LG", 2)]
+    assert {p.arxiv_id for p in found["y lecun"].recent_papers} == {"2611.00002"}
+
+
+def test_the_match_task_is_queued_after_the_harvest_commits(django_capture_on_commit_callbacks):
+    sent: list[dict] = []
+
+    def published(sender=None, headers=None, body=None, **kwargs) -> None:
+        sent.append({"task": headers["task"], "args": list(body[0])})
+
+    after_task_publish.connect(published, weak=False)
+    try:
+        with django_capture_on_commit_callbacks(execute=True):
+            versions_created.send(sender=None, version_ids=[7, 8])
+            assert sent == []
+        assert {"task": "accounts.match_new_versions", "args": [[7, 8]]} in sent
+    finally:
+        after_task_publish.disconnect(published)
+        with app.connection_for_write() as conn:
+            conn.default_channel.queue_purge("default")
