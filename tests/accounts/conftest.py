@@ -15,7 +15,7 @@ from accounts.trail import TrailWriteResult
 from harvest.records import PaperRecord
 from harvest.search_index import index_pending_papers
 from harvest.services import paper_upsert_many
-from tests.portal.factories import record
+from tests.factories import record
 
 __all__ = ["ago", "harvest", "record", "user"]
 
