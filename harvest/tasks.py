@@ -12,6 +12,7 @@ from harvest.models import HarvestRun, Source
 from harvest.runs import harvest_source
 from harvest.search_index import index_pending_papers
 from harvest.sources.base import Window
+from harvest.table_statistics import analyze_library_if_grown
 
 logger = logging.getLogger(__name__)
 
@@ -59,4 +60,5 @@ def index_search() -> str:
     """Add the papers stored since the last pass to the full-text index
     (harvest/search_index.py says why this follows ingest)."""
     result = index_pending_papers()
-    return f"{result.papers} papers indexed in {result.seconds:.1f} s"
+    analyzed = analyze_library_if_grown(stored=result.papers)
+    return f"{result.papers} papers indexed in {result.seconds:.1f} s" + (", statistics gathered" if analyzed else "")

@@ -24,6 +24,7 @@ from harvest.sources.base import PickRecord
 from harvest.sources.hf_daily import HfDailySource, parse_daily_papers
 from harvest.sources.oai import parse_list_records
 from harvest.sources.snapshot import parse_snapshot_line
+from harvest.table_statistics import analyze_library
 
 BUNDLE_DIR = Path(__file__).resolve().parent
 
@@ -82,6 +83,7 @@ def load_bundle(*, bundle_dir: Path = BUNDLE_DIR) -> list[FileResult]:
         )
     results.extend(_load_picks(bundle_dir))
     index_pending_papers()
+    analyze_library()
     return results
 
 

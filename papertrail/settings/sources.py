@@ -50,3 +50,6 @@ PAPERTRAIL_FIRST_RUN_DAYS = env_int("PAPERTRAIL_FIRST_RUN_DAYS", 7, minimum=0)
 # Create every configured source's row (enabled) after `migrate`, so the
 # sources page lists it before its first run. Test settings turn it off.
 PAPERTRAIL_CREATE_SOURCES = env_bool("PAPERTRAIL_CREATE_SOURCES", True)
+# A load (a harvest run's index pass, an import) that stored at least this
+# many papers gathers the library's planner statistics (harvest/table_statistics.py).
+PAPERTRAIL_ANALYZE_AFTER = env_int("PAPERTRAIL_ANALYZE_AFTER", 10_000, minimum=1)

@@ -9,6 +9,7 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from harvest.search_index import IndexResult, index_pending_papers
 from harvest.sources.snapshot import DEFAULT_BATCH_SIZE, ImportResult, import_snapshot, open_snapshot
+from harvest.table_statistics import analyze_library
 
 
 class Command(BaseCommand):
@@ -56,10 +57,12 @@ class Command(BaseCommand):
             self.stderr.write(f"full-text index: {indexed.papers:,} papers ({indexed.rate:,.0f} papers/s)")
 
         indexed = index_pending_papers(progress=index_progress)
+        analyze_library()
         self.stdout.write(
             f"{result.lines:,} lines in {result.seconds:.1f} s ({result.rate:,.0f} records/s): "
             f"{result.kept:,} kept, {result.filtered_out:,} outside --categories, {result.skipped:,} malformed; "
             f"{result.new_papers:,} new papers, {result.new_versions:,} new versions, "
             f"{result.updated:,} updated, {result.unchanged:,} unchanged; "
-            f"{indexed.papers:,} papers added to the full-text index in {indexed.seconds:.1f} s"
+            f"{indexed.papers:,} papers added to the full-text index in {indexed.seconds:.1f} s; "
+            "planner statistics gathered"
         )
