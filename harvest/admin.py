@@ -156,26 +156,7 @@ class PaperAdmin(LargeTableAdmin):
     search_help_text = "An arXiv id (2611.13545, hep-th/9901001) or words of the title or abstract."
     ordering = ("-id",)
     inlines = (VersionInline, AuthorshipInline, CommunityPickInline)
-    readonly_fields = (
-        "arxiv_id",
-        "title",
-        "abstract",
-        "authors",
-        "categories",
-        "primary_category",
-        "comments",
-        "journal_ref",
-        "doi",
-        "license",
-        "submitter",
-        "published",
-        "updated",
-        "included_at",
-        "ai_related",
-        "latest_version",
-        "version_count",
-        "search_pending",
-    )
+    readonly_fields = [field.name for field in Paper._meta.fields if field.name != "id"]
 
     def has_add_permission(self, request: HttpRequest) -> bool:
         return False  # papers come from the sources
@@ -196,19 +177,7 @@ class VersionAdmin(LargeTableAdmin):
     search_fields = ("paper__arxiv_id",)
     search_help_text = "An arXiv id."
     ordering = ("-id",)
-    readonly_fields = (
-        "paper",
-        "number",
-        "submitted",
-        "announced",
-        "size",
-        "source_type",
-        "title",
-        "abstract",
-        "authors",
-        "comments",
-        "discovered_at",
-    )
+    readonly_fields = [field.name for field in Version._meta.fields if field.name != "id"]
 
     def has_add_permission(self, request: HttpRequest) -> bool:
         return False
