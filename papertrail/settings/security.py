@@ -28,3 +28,11 @@ LOGIN_ATTEMPTS_LIMIT = env_int("PAPERTRAIL_LOGIN_ATTEMPTS_LIMIT", 5, minimum=1)
 LOGIN_ATTEMPTS_WINDOW = env_int("PAPERTRAIL_LOGIN_ATTEMPTS_WINDOW", 900, minimum=1)
 # Error reports hide the Authorization header (API tokens) as well as secrets.
 DEFAULT_EXCEPTION_REPORTER_FILTER = "accounts.reporting.CredentialSafeReporterFilter"
+
+# Sent on every response (papertrail/csp.py). Inline styles stay allowed for
+# the admin's and Swagger UI's own markup; scripts come only from this site.
+PAPERTRAIL_CONTENT_SECURITY_POLICY = (
+    "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; "
+    "font-src 'self'; connect-src 'self'; object-src 'none'; base-uri 'self'; form-action 'self'; "
+    "frame-ancestors 'none'"
+)
