@@ -15,7 +15,7 @@ import environ
 from django.core.exceptions import ImproperlyConfigured
 from django.utils.translation import gettext_lazy as _
 
-from papertrail.settings.env import env_bool, env_int, env_list, env_str, env_url
+from papertrail.settings.env import env_bool, env_float, env_int, env_list, env_str, env_url
 
 BASE_DIR = Path(__file__).resolve().parent.parent.parent
 VAR_DIR = Path(env_str("PAPERTRAIL_VAR_DIR", str(BASE_DIR / "var")))
@@ -54,8 +54,10 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
-    "django.middleware.security.SecurityMiddleware",
     "papertrail.csp.ContentSecurityPolicyMiddleware",
+    # Turns a failed database into 503 + Retry-After (papertrail/outages.py).
+    "papertrail.outages.DatabaseUnavailableMiddleware",
+    "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "papertrail.middleware.ChineseFirstLocaleMiddleware",
@@ -103,6 +105,8 @@ if _database["ENGINE"] == "django.db.backends.sqlite3":
     }
 else:
     _database["CONN_MAX_AGE"] = env_int("DATABASE_CONN_MAX_AGE", 60, minimum=0)
+    # An unreachable server fails a request in seconds (then 503), not minutes.
+    _database.setdefault("OPTIONS", {}).setdefault("connect_timeout", env_int("DATABASE_CONNECT_TIMEOUT", 5, minimum=1))
     _database["CONN_HEALTH_CHECKS"] = True
 DATABASES = {"default": _database}
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
@@ -132,7 +136,18 @@ STATICFILES_DIRS = [BASE_DIR / "static"] if (BASE_DIR / "static").is_dir() else 
 REDIS_URL = env_str("REDIS_URL")
 if REDIS_URL:
     env_url("REDIS_URL", REDIS_URL, schemes=("redis", "rediss", "unix"))
-    CACHES = {"default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": REDIS_URL}}
+    CACHES = {
+        "default": {
+            "BACKEND": "papertrail.cache.ResilientRedisCache",
+            "LOCATION": REDIS_URL,
+            # A dead or unreachable Redis costs milliseconds, then the cache
+            # serves from process memory (papertrail/cache.py).
+            "OPTIONS": {
+                "socket_connect_timeout": env_float("PAPERTRAIL_REDIS_CONNECT_TIMEOUT", 0.5, minimum=0.01),
+                "socket_timeout": env_float("PAPERTRAIL_REDIS_TIMEOUT", 1.0, minimum=0.01),
+            },
+        }
+    }
 else:
     CACHES = {
         "default": {
