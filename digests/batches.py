@@ -15,6 +15,7 @@ from decimal import Decimal
 
 import anthropic
 from django.conf import settings
+from django.db import transaction
 from django.utils import timezone
 
 from digests import llm
@@ -112,14 +113,21 @@ def batches_collect(*, client: anthropic.Anthropic | None = None) -> str:
         return Outcome.NOT_CONFIGURED
     client = client or llm.client()
     collected = 0
-    for batch in SummaryBatch.objects.filter(status=SummaryBatch.Status.IN_PROGRESS).exclude(
+    in_progress = SummaryBatch.objects.filter(status=SummaryBatch.Status.IN_PROGRESS).exclude(
         batch_id__startswith=_LOCAL_PREFIX
-    ):
+    )
+    for batch_pk in list(in_progress.values_list("pk", flat=True)):
         try:
-            remote = client.messages.batches.retrieve(batch.batch_id)
-            if remote.processing_status != "ended":
-                continue
-            collected += _collect_one(client, batch)
+            with transaction.atomic():
+                # One collector per batch: another one that holds it, or has
+                # collected it, is passed by, so no result is stored or paid twice.
+                batch = in_progress.select_for_update(skip_locked=True).filter(pk=batch_pk).first()
+                if batch is None:
+                    continue
+                remote = client.messages.batches.retrieve(batch.batch_id)
+                if remote.processing_status != "ended":
+                    continue
+                collected += _collect_one(client, batch)
         except anthropic.APIStatusError as exc:
             if isinstance(exc, anthropic.AuthenticationError | anthropic.PermissionDeniedError):
                 llm_pause(reason=f"Anthropic refused the API key while collecting batches ({exc.status_code}).")
@@ -140,12 +148,14 @@ def _collect_one(client: anthropic.Anthropic, batch: SummaryBatch) -> int:
     for item in client.messages.batches.results(batch.batch_id):
         reading_id = _reading_id(item.custom_id)
         reading = (
-            GuidedReading.objects.select_related("version__paper").filter(pk=reading_id, batch=batch).first()
+            GuidedReading.objects.select_related("version__paper")
+            .filter(pk=reading_id, batch=batch, status=Status.RUNNING)
+            .first()
             if reading_id is not None
             else None
         )
         if reading is None:
-            logger.warning("batch %s: result for unknown request %s", batch.batch_id, item.custom_id)
+            logger.warning("batch %s: result for an unknown or finished request %s", batch.batch_id, item.custom_id)
             continue
         handled.add(reading.pk)
         count += 1

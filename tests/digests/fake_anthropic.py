@@ -106,6 +106,7 @@ class FakeAnthropic(ReplayServer):
 
     def __init__(self, *, api_key: str = "sk-ant-test-key") -> None:
         super().__init__()
+        self.before_results: Callable[[], None] | None = None
         self.api_key = api_key
         self.reading_for: Callable[[dict[str, Any]], Any] = default_reading
         self.raw_content_for: Callable[[dict[str, Any]], list[dict[str, Any]]] | None = None
@@ -229,5 +230,7 @@ class FakeAnthropic(ReplayServer):
         refused = self._authorised(request)
         if refused is not None:
             return refused
+        if self.before_results is not None:
+            self.before_results()  # a test's hook: what happens while a client waits for the results
         lines = "\n".join(json.dumps(line, ensure_ascii=False) for line in self.batches[batch_id]["results"])
         return Reply(body=(lines + "\n").encode(), content_type="application/binary")

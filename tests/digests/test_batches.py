@@ -3,7 +3,10 @@ half price, and send errored or invalid results back for another try."""
 
 from __future__ import annotations
 
+import threading
+
 import pytest
+from django.db import connection
 
 from digests import llm
 from digests.batches import batch_submit, batches_collect
@@ -87,3 +90,38 @@ def test_without_a_key_no_batch_is_submitted(fake_anthropic, settings):
 
     assert batch_submit() == Outcome.NOT_CONFIGURED
     assert fake_anthropic.requests == []
+
+
+@pytest.mark.django_db(transaction=True)
+def test_two_collectors_of_one_batch_store_and_pay_its_results_once(fake_anthropic):
+    ids = pending(3)
+    batch_submit()
+    (batch_id,) = fake_anthropic.batches
+    fake_anthropic.end_batch(batch_id)
+    second: dict[str, str] = {}
+
+    def second_collector() -> None:
+        try:
+            second["summary"] = batches_collect()
+        finally:
+            connection.close()
+
+    def while_the_first_waits_for_results() -> None:
+        # The first collector holds the batch: the second one runs to its end now.
+        fake_anthropic.before_results = None
+        thread = threading.Thread(target=second_collector)
+        thread.start()
+        thread.join(timeout=60)
+
+    fake_anthropic.before_results = while_the_first_waits_for_results
+    first = batches_collect()
+
+    assert (first, second["summary"]) == ("collected 3 results", "collected 0 results")
+    results_fetched = [r for r in fake_anthropic.requests_to(f"{BATCHES}/{batch_id}/results")]
+    assert len(results_fetched) == 1
+    readings = GuidedReading.objects.filter(pk__in=ids)
+    assert [r.status for r in readings] == ["done"] * 3
+    assert DailySpend.objects.get().spent_usd == sum(r.cost_usd for r in readings) > 0
+    # Collecting again finds nothing to pay for.
+    assert batches_collect() == "collected 0 results"
+    assert DailySpend.objects.get().spent_usd == sum(r.cost_usd for r in readings)
