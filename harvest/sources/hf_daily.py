@@ -139,7 +139,9 @@ class HfDailySource(SourceClient):
         for day in days_for(window, self.today()):
             if day.isoformat() <= done:
                 continue
-            response = self.http.get(self.base_url, params={"date": day.isoformat()})
+            response = self.http.get(
+                self.base_url, params={"date": day.isoformat()}, max_bytes=settings.HF_DAILY_MAX_BYTES
+            )
             daily = parse_daily_papers(response.content, day=day)
             records = self._papers_to_add(daily.picks)
             yield Page(records=records, picks=daily.picks, skipped=daily.skipped, checkpoint={"done": day.isoformat()})

@@ -4,6 +4,11 @@ It sets the timeout and the User-Agent, keeps the politeness delay between
 requests to one host, honours `503` with `Retry-After`, retries network errors
 and 5xx with a bounded backoff, and turns every failure into a `SourceError`
 that says whether it is permanent (403, 4xx, unparsable) or transient.
+
+A reply is streamed with a cap on its decoded size and an overall deadline, so
+neither a huge or decompression-bomb body nor one trickled a byte at a time can
+hold a worker or its memory: either is a failed check, and the run resumes from
+its checkpoint next time.
 """
 
 from __future__ import annotations
@@ -16,6 +21,7 @@ from collections.abc import Callable, Mapping
 from email.utils import parsedate_to_datetime
 
 import requests
+import urllib3
 from django.conf import settings
 
 logger = logging.getLogger(__name__)
@@ -66,6 +72,30 @@ def _retry_after_seconds(value: str | None) -> float | None:
     return max(0.0, when.timestamp() - time.time())
 
 
+# Raw bytes read at a time: small, so that one decompressed chunk stays small
+# beside the cap, and a trickled body is checked against the deadline often.
+_CHUNK = 16 * 1024
+
+
+def _read_capped(response: requests.Response, *, max_bytes: int, deadline_at: float, deadline: float) -> None:
+    """Read the body into `response` (its `.content`), refusing one over
+    `max_bytes` decoded or still arriving after the deadline."""
+    where = response.url.split("?")[0]
+    declared = response.headers.get("Content-Length", "")
+    if declared.isdigit() and "Content-Encoding" not in response.headers and int(declared) > max_bytes:
+        raise TransientError(f"reply from {where} is {int(declared):,} bytes, over the limit of {max_bytes:,}")
+    chunks: list[bytes] = []
+    size = 0
+    while chunk := response.raw.read1(_CHUNK, decode_content=True):
+        size += len(chunk)
+        if size > max_bytes:
+            raise TransientError(f"reply from {where} is over the limit of {max_bytes:,} bytes (decoded)")
+        if time.monotonic() > deadline_at:
+            raise TransientError(f"reply from {where} still arriving after {deadline:.0f} s")
+        chunks.append(chunk)
+    response._content = b"".join(chunks)
+
+
 class PoliteSession:
     """One request at a time, at least `delay` seconds apart, with retries.
 
@@ -83,6 +113,8 @@ class PoliteSession:
         backoff_base: float | None = None,
         max_retry_after: float | None = None,
         user_agent: str | None = None,
+        max_bytes: int | None = None,
+        deadline: float | None = None,
         sleep: Callable[[float], None] = time.sleep,
     ) -> None:
         self.delay = settings.ARXIV_REQUEST_DELAY if delay is None else delay
@@ -91,18 +123,26 @@ class PoliteSession:
         self.backoff_base = settings.HTTP_BACKOFF_BASE if backoff_base is None else backoff_base
         self.max_retry_after = settings.HTTP_MAX_RETRY_AFTER if max_retry_after is None else max_retry_after
         self.sleep = sleep
+        self.max_bytes = settings.HTTP_MAX_BYTES if max_bytes is None else max_bytes
+        self.deadline = settings.HTTP_DEADLINE if deadline is None else deadline
         self.session = requests.Session()
         self.session.headers["User-Agent"] = user_agent or settings.HTTP_USER_AGENT
         self._last_request_at: float | None = None
         self._lock = threading.Lock()
 
     def get(
-        self, url: str, params: Mapping[str, str] | None = None, *, headers: Mapping[str, str] | None = None
+        self,
+        url: str,
+        params: Mapping[str, str] | None = None,
+        *,
+        headers: Mapping[str, str] | None = None,
+        max_bytes: int | None = None,
     ) -> requests.Response:
         """A 200 reply, or a 304 to a conditional request (`headers` with
-        If-None-Match or If-Modified-Since)."""
+        If-None-Match or If-Modified-Since), its body read whole: at most
+        `max_bytes` decoded (default: the session's)."""
         with self._lock:
-            return self._get_with_retries(url, params, headers)
+            return self._get_with_retries(url, params, headers, max_bytes or self.max_bytes)
 
     def _pace(self) -> None:
         if self._last_request_at is not None and self.delay > 0:
@@ -115,15 +155,20 @@ class PoliteSession:
         return self.backoff_base * (2**attempt) * (1 + random.random() / 2)
 
     def _get_with_retries(
-        self, url: str, params: Mapping[str, str] | None, headers: Mapping[str, str] | None = None
+        self, url: str, params: Mapping[str, str] | None, headers: Mapping[str, str] | None, max_bytes: int
     ) -> requests.Response:
         conditional = bool(headers) and any(name.lower().startswith("if-") for name in headers)
         attempt = 0
         while True:
             self._pace()
+            deadline_at = time.monotonic() + self.deadline
             try:
-                response = self.session.get(url, params=params, headers=headers, timeout=self.timeout)
-            except requests.RequestException as exc:
+                response = self.session.get(url, params=params, headers=headers, timeout=self.timeout, stream=True)
+                try:
+                    _read_capped(response, max_bytes=max_bytes, deadline_at=deadline_at, deadline=self.deadline)
+                finally:
+                    response.close()
+            except (requests.RequestException, urllib3.exceptions.HTTPError) as exc:
                 error: SourceError = TransientError(f"network error: {exc.__class__.__name__}: {exc}")
                 wait: float | None = self._backoff(attempt)
             else:

@@ -12,6 +12,11 @@ HF_DAILY_PAPERS_URL = env_url("HF_DAILY_PAPERS_URL", "https://huggingface.co/api
 ARXIV_REQUEST_DELAY = env_float("ARXIV_REQUEST_DELAY", 3.0, minimum=0.0)
 ARXIV_OAI_SETS = env_list("ARXIV_OAI_SETS", ["cs"])
 HTTP_TIMEOUT = env_float("PAPERTRAIL_HTTP_TIMEOUT", 60.0, minimum=1.0)
+# The largest reply body read from a source (decoded) and the longest a reply
+# may take to arrive whole; past either the check fails and resumes next run.
+HTTP_MAX_BYTES = env_int("PAPERTRAIL_HTTP_MAX_BYTES", 64 * 1024 * 1024, minimum=1024)
+HTTP_DEADLINE = env_float("PAPERTRAIL_HTTP_DEADLINE", 300.0, minimum=1.0)
+HF_DAILY_MAX_BYTES = env_int("PAPERTRAIL_HF_DAILY_MAX_BYTES", 8 * 1024 * 1024, minimum=1024)
 HTTP_MAX_RETRIES = env_int("PAPERTRAIL_HTTP_MAX_RETRIES", 5, minimum=0)
 HTTP_BACKOFF_BASE = env_float("PAPERTRAIL_HTTP_BACKOFF_BASE", 5.0, minimum=0.0)
 # Longest Retry-After the harvester honours; a longer one ends the run as failed
