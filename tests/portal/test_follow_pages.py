@@ -147,7 +147,9 @@ def test_csrf_is_required(reader):
 
 def test_exclusions_are_added_listed_refused_and_removed(client, other, reader):
     follow_create(user=reader, kind="category", value={"code": "cs.CL"}, name="Language")
-    harvest(f.record("2611.00001", categories=["cs.CL", "cs.RO"]), f.record("2611.00002", categories=["cs.CL"]), days_ago=1)
+    harvest(
+        f.record("2611.00001", categories=["cs.CL", "cs.RO"]), f.record("2611.00002", categories=["cs.CL"]), days_ago=1
+    )
     assert client.post("/follows/exclusions/", {"kind": "category", "value": "cs.RO"}).status_code == 302
     assert list(TrailItem.objects.values_list("paper__arxiv_id", flat=True)) == ["2611.00002"]
     assert "<code>cs.RO</code>" in client.get("/follows/").content.decode()
