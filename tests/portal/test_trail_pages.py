@@ -15,6 +15,7 @@ from accounts.follow_matching import match_versions
 from accounts.follows import follow_create
 from accounts.models import Follow, TrailItem, User
 from accounts.trail import trail_mark_read
+from portal.templatetags.portal import highlight
 from tests import factories as f
 
 pytestmark = pytest.mark.django_db
@@ -112,6 +113,8 @@ def test_pages_are_keyset_and_queries_do_not_grow_with_the_page(client, reader, 
     follow(reader, "category", {"code": "cs.LG"}, "Learning")
     for n in range(25):
         harvest(f.record(f"2611.{n:05d}"), hours_ago=50 - n)
+    # Session, user, follows, cards, papers, versions, reasons, picks, latest
+    # versions, readings, the navigation's count: the same for 20 cards or 3.
     with django_assert_max_num_queries(11):
         first = client.get("/trail/")
     assert len(cards(first)) == 20 and cards(first)[0] == "2611.00024"
@@ -198,3 +201,11 @@ def test_the_navigation_and_profile_link_to_the_trail(client, trail):
     client.cookies["django_language"] = "en"
     english = client.get("/trail/").content.decode()
     assert "Revision · v2" in english and "Mark all as read up to here" in english and ">Trail <span" in english
+
+
+def test_highlight_escapes_every_piece_and_marks_whole_words():
+    assert highlight("Studies of <amp> & amp", ["studi", "amp"]) == (
+        "<mark>Studies</mark> of &lt;<mark>amp</mark>&gt; &amp; <mark>amp</mark>"
+    )
+    assert highlight("<i>x</i>", []) == "&lt;i&gt;x&lt;/i&gt;"
+    assert highlight("a study", ["studi"]) == "a <mark>study</mark>"
