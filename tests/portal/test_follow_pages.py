@@ -115,6 +115,9 @@ def test_an_author_follow_offers_the_library_variants_to_tick(client, reader):
     assert response.status_code == 302
     follow = Follow.objects.get()
     assert follow.value["variants"] == ["Yann LeCun", "Y. LeCun"]
+    edit = client.get(f"/follows/{follow.pk}/").content.decode()
+    assert 'value="Yann LeCun" checked' in edit and 'value="Y. LeCun" checked' in edit
+    assert 'value="Yves Lecun">' in edit
     assert set(TrailItem.objects.values_list("paper__arxiv_id", flat=True)) == {"2611.00001", "2611.00002"}
 
 
