@@ -72,11 +72,23 @@ class FollowInput:
             return self.q.strip()
         parts = [self.category.strip(), self.author.strip(), self.q.strip()]
         parts += [str(FIELD_LABELS[flag]) for flag in FLAGS if self.flags.get(flag) == "1"]
+        parts += [f"{flag}=0" for flag in FLAGS if self.flags.get(flag) == "0"]
         return " · ".join(part for part in parts if part)[:200]
 
 
 def _text(data: QueryDict, key: str) -> str:
     return str(data.get(key) or "").strip()
+
+
+def _flag(text: str) -> str:
+    """A library flag as a saved search keeps it: "1", "0", or "" for either
+    (a value the library refuses is kept as given, for the service to name)."""
+    lowered = text.lower()
+    if lowered in ("1", "true", "yes", "on"):
+        return "1"
+    if lowered in ("0", "false", "no", "off"):
+        return "0"
+    return text
 
 
 def follow_input(data: QueryDict, *, kind: str, submitted: bool) -> FollowInput:
@@ -90,7 +102,7 @@ def follow_input(data: QueryDict, *, kind: str, submitted: bool) -> FollowInput:
         variants=[v.strip() for v in data.getlist("variants") if v.strip()],
         q=_text(data, "q"),
         category=" ".join(c.strip() for c in data.getlist("category") if c.strip()),
-        flags={flag: "1" for flag in FLAGS if _text(data, flag).lower() in ("1", "true", "yes", "on")},
+        flags={flag: _flag(_text(data, flag)) for flag in FLAGS if _flag(_text(data, flag))},
         delivery=_text(data, "delivery") or Follow.Delivery.TRAIL,
     )
     if submitted:
@@ -112,7 +124,7 @@ def follow_input_of(follow: Follow) -> FollowInput:
         variants=[str(v) for v in value.get("variants", [])],
         q=str(value.get("q", "")),
         category=" ".join(category) if isinstance(category, list) else str(category),
-        flags={flag: "1" for flag in FLAGS if value.get(flag) == "1"},
+        flags={flag: value[flag] for flag in FLAGS if value.get(flag) in ("1", "0")},
         include_cross_lists=follow.include_cross_lists,
         include_revisions=follow.include_revisions,
         muted=follow.muted,

@@ -174,10 +174,12 @@ def test_paper_and_library_pages_link_to_prefilled_follows(client, reader):
     library = client.get("/papers/?category=cs.CL&q=paper&ai=0&sort=updated&size=10").content.decode()
     assert 'href="/follows/new/?kind=filters&amp;category=cs.CL&amp;q=paper&amp;ai=0"' in library
     assert "data-follow-search" not in client.get("/papers/").content.decode()
-    form = client.get("/follows/new/?kind=filters&category=cs.CL&q=paper&hf=1").content.decode()
-    assert 'name="hf" value="1" checked' in form and 'value="cs.CL"' in form and 'data-preview="7"' in form
-    response = client.post(
-        "/follows/new/", {"kind": "filters", "category": "cs.CL", "q": "paper", "name": "Saved", "action": "save"}
-    )
-    assert response.status_code == 302
-    assert Follow.objects.get().value == {"category": ["cs.CL"], "q": "paper"}
+    form = client.get("/follows/new/?kind=filters&category=cs.CL&q=paper&hf=1&ai=0").content.decode()
+    assert 'value="cs.CL"' in form and 'data-preview="7"' in form
+    assert '<option value="1" selected>' in form.split('name="hf"')[1].split("</select>")[0]
+    assert '<option value="0" selected>' in form.split('name="ai"')[1].split("</select>")[0]
+    search = {"kind": "filters", "category": "cs.CL", "q": "paper", "ai": "0", "name": "Saved", "action": "save"}
+    refused = client.post("/follows/new/", {**search, "hf": "maybe"})
+    assert refused.status_code == 400 and 'data-field="hf"' in refused.content.decode()
+    assert client.post("/follows/new/", search).status_code == 302
+    assert Follow.objects.get().value == {"category": ["cs.CL"], "q": "paper", "ai": "0"}
