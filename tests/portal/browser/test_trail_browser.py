@@ -12,6 +12,7 @@ from django.conf import settings
 from django.test import Client
 from django.utils import timezone
 
+from accounts.follows import follow_create
 from accounts.models import User
 from tests import factories as f
 from tests.portal.browser.conftest import browser_page, screenshot
@@ -145,4 +146,25 @@ def test_a_signed_out_reader_is_invited_to_sign_in(live_server, library):
         assert page.locator("#account-strip a[href^='/login/']").count() == 1
         assert "正在读取账号与研究记录" not in page.locator("body").inner_text()
         assert page.locator("#nav-trail").inner_text() == ""
+    watch.assert_clean()
+
+
+def test_the_researcher_pages_fit_a_phone(live_server, session_cookie):
+    user = User.objects.get(username="researcher")
+    follow_create(user=user, kind="author", value={"author": "Ada Lovelace"}, name="Ada")
+    follow_create(user=user, kind="filters", value={"q": "diffusion", "category": "cs.RO cs.LG"}, name="Diffusion")
+    with browser_page(viewport={"width": 390, "height": 844}) as (page, watch):
+        page.context.add_cookies(
+            [{"name": settings.SESSION_COOKIE_NAME, "value": session_cookie, "url": live_server.url}]
+        )
+        for path, name in (
+            ("/trail/", "trail-phone"),
+            ("/follows/", "follows-phone"),
+            ("/follows/new/?kind=author&author=Ada+Lovelace", "follow-author-phone"),
+        ):
+            page.goto(f"{live_server.url}{path}")
+            overflow = page.evaluate("document.documentElement.scrollWidth - document.documentElement.clientWidth")
+            assert overflow <= 0, path
+            screenshot(page, name)
+        assert page.locator(".candidate").count() == 2
     watch.assert_clean()
