@@ -21,9 +21,12 @@ __all__ = [
     "UnreadCounts",
     "author_candidates",
     "exclusion_list",
+    "follow_get",
     "follow_list",
+    "trail_item_get",
     "trail_page",
     "trail_unread_counts",
+    "trail_unread_total",
 ]
 MAX_PAGE = 100
 
@@ -160,9 +163,14 @@ class UnreadCounts:
     by_follow: dict[int, int]
 
 
+def trail_unread_total(*, user: User) -> int:
+    """Unread cards in all: one index-only count (the navigation's number)."""
+    return TrailItem.objects.filter(user=user, unread=True, dismissed=False).count()
+
+
 def trail_unread_counts(*, user: User) -> UnreadCounts:
     """Unread cards, in all and per follow: two index-only counts."""
-    total = TrailItem.objects.filter(user=user, unread=True, dismissed=False).count()
+    total = trail_unread_total(user=user)
     by_follow = dict(
         TrailMatch.objects.filter(user=user, unread=True)
         .values("follow_id")
@@ -175,6 +183,16 @@ def trail_unread_counts(*, user: User) -> UnreadCounts:
 
 def follow_list(*, user: User) -> list[Follow]:
     return list(Follow.objects.filter(user=user).order_by("id"))
+
+
+def follow_get(*, user: User, follow_id: int) -> Follow | None:
+    """The user's follow of this id; None for another user's."""
+    return Follow.objects.filter(user=user, pk=follow_id).first()
+
+
+def trail_item_get(*, user: User, item_id: int) -> TrailItem | None:
+    """The user's trail card of this id (with its paper); None for another user's."""
+    return TrailItem.objects.filter(user=user, pk=item_id).select_related("paper").first()
 
 
 def exclusion_list(*, user: User) -> list[Exclusion]:

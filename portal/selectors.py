@@ -32,6 +32,7 @@ class PaperCard:
     reading: GuidedReading | None = None
     window_versions: list[int] = field(default_factory=list)
     window_readings: list[GuidedReading] = field(default_factory=list)
+    highlight: list[str] = field(default_factory=list)  # query terms to mark (the trail)
 
     @property
     def is_revision(self) -> bool:

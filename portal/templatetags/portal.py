@@ -5,14 +5,17 @@ from __future__ import annotations
 
 import functools
 import json
+import re
+from collections.abc import Sequence
 from datetime import datetime
 
 from django import template
 from django.template.loader import get_template
-from django.utils.html import format_html, format_html_join
+from django.utils.html import conditional_escape, format_html, format_html_join
 from django.utils.safestring import SafeString
 from django.utils.translation import gettext as _
 
+from accounts.selectors import trail_unread_total
 from portal.stats.chart import DayPoint
 from portal.stats.windows import display_zone
 
@@ -139,6 +142,35 @@ def pretty_json(value) -> str:
     return json.dumps(value or {}, indent=1, ensure_ascii=False, sort_keys=True, default=str)[:4000]
 
 
+_WORD = re.compile(r"\w+")
+
+
+def _matches_term(word: str, terms: Sequence[str]) -> bool:
+    """A word of the text is one of the query's terms: the term itself, a word
+    the stemmed lexeme begins (diffus -> diffusion), or its -y form (studi -> study)."""
+    return any(word.startswith(term) or (term.endswith("i") and word == f"{term[:-1]}y") for term in terms)
+
+
+@register.filter
+def highlight(value: str | None, terms: Sequence[str] | None) -> SafeString:
+    """The text escaped, with the words matching `terms` (query words or
+    lexemes) wrapped in <mark>. Each piece is escaped on its own, so a term
+    can never match inside an entity or tag."""
+    text = str(value or "")
+    wanted = [str(term).lower() for term in terms or () if len(str(term)) >= 2]
+    if not wanted:
+        return conditional_escape(text)
+    pieces: list[str] = []
+    last = 0
+    for found in _WORD.finditer(text):
+        if _matches_term(found.group(0).lower(), wanted):
+            pieces.append(conditional_escape(text[last : found.start()]))
+            pieces.append(format_html("<mark>{}</mark>", found.group(0)))
+            last = found.end()
+    pieces.append(conditional_escape(text[last:]))
+    return SafeString("".join(pieces))
+
+
 @functools.cache
 def _card_template():
     return get_template("portal/_paper_card.html")
@@ -150,3 +182,13 @@ def paper_card(card) -> SafeString:
     the briefings and the trail show it. The markup is the template's, every
     value auto-escaped; the template is loaded once per process."""
     return SafeString(_card_template().render({"card": card}))
+
+
+@register.simple_tag(takes_context=True)
+def trail_unread(context) -> int:
+    """The signed-in reader's unread trail cards (one index-only count), for the navigation."""
+    request = context.get("request")
+    user = getattr(request, "user", None)
+    if user is None or not user.is_authenticated:
+        return 0
+    return trail_unread_total(user=user)

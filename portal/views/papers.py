@@ -9,6 +9,7 @@ from django.views.decorators.http import require_GET
 
 from harvest.filters import SORT_CHOICES, PaperFilterSet
 from portal.arxiv_ids import PaperNotFound, requested_paper
+from portal.forms import saved_filters_query
 from portal.pagination import CursorError, bounded_count, keyset_page
 from portal.selectors import paper_cards
 from portal.stats import overview_stats_cached
@@ -64,6 +65,7 @@ def paper_list(request: HttpRequest) -> HttpResponse:
         count=count,
         count_capped=capped,
         size=size,
+        follow_query=saved_filters_query(request.GET),
     )
     return render(request, "portal/paper_list.html", context)
 

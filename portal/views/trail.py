@@ -1,0 +1,192 @@
+"""`/trail/`: a signed-in user's trail (one card per paper, newest event
+first, keyset pages), the reader's marks on it, and `/me/strip/`, the account
+strip the overview loads so that the overview itself is the same for everyone."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.utils.cache import add_never_cache_headers, patch_vary_headers
+from django.utils.http import url_has_allowed_host_and_scheme
+from django.utils.translation import gettext as _
+from django.views.decorators.http import require_GET, require_POST
+
+from accounts.follows import author_variant_reject
+from accounts.models import TrailItem
+from accounts.selectors import (
+    InvalidCursor,
+    TrailEntry,
+    follow_list,
+    trail_item_get,
+    trail_page,
+    trail_unread_total,
+)
+from accounts.trail import trail_dismiss, trail_mark_read, trail_undismiss
+from portal.selectors import paper_cards
+
+TRAIL_PAGE = 20
+KINDS = tuple(TrailItem.Kind.values)
+
+
+def _highlight_terms(entry: TrailEntry) -> list[str]:
+    """The query terms that brought the card (lexemes, or words without full text)."""
+    terms: list[str] = []
+    for match in entry.matches:
+        for term in [*match.reason.get("lexemes", ()), *match.reason.get("words", ())]:
+            if term not in terms:
+                terms.append(term)
+    return terms
+
+
+def _bad_request(request: HttpRequest, context: dict, field: str, message: str) -> HttpResponse:
+    response = render(request, "portal/trail.html", {**context, "errors": [f"{field}: {message}"]}, status=400)
+    add_never_cache_headers(response)
+    return response
+
+
+@login_required
+@require_GET
+def trail(request: HttpRequest) -> HttpResponse:
+    follows = follow_list(user=request.user)
+    context: dict = {"follows": follows, "kinds": KINDS, "entries": [], "filters": request.GET}
+    follow_id = None
+    raw_follow = request.GET.get("follow", "")
+    if raw_follow:
+        if not raw_follow.isdigit():
+            return _bad_request(request, context, "follow", _("Give a follow's number."))
+        follow_id = int(raw_follow)
+        if follow_id not in {follow.pk for follow in follows}:
+            raise Http404(_("No such follow."))
+    kind = request.GET.get("kind", "") or None
+    if kind is not None and kind not in KINDS:
+        return _bad_request(request, context, "kind", _("Use new or revision."))
+    unread_only = request.GET.get("unread", "") in ("1", "true", "on")
+    try:
+        page = trail_page(
+            user=request.user,
+            follow_id=follow_id,
+            kind=kind,
+            unread_only=unread_only,
+            cursor=request.GET.get("cursor") or None,
+            size=TRAIL_PAGE,
+        )
+    except InvalidCursor:
+        return _bad_request(request, context, "cursor", _("This page link is broken; start from the first page."))
+    cards = paper_cards([entry.paper for entry in page.entries])
+    for card, entry in zip(cards, page.entries, strict=True):
+        card.highlight = _highlight_terms(entry)
+    undo = None
+    if request.GET.get("undo", "").isdigit():
+        undo = trail_item_get(user=request.user, item_id=int(request.GET["undo"]))
+        undo = undo if undo is not None and undo.dismissed else None
+    context.update(
+        entries=list(zip(page.entries, cards, strict=True)),
+        next_cursor=page.next_cursor,
+        follow_id=follow_id,
+        kind=kind,
+        unread_only=unread_only,
+        undo=undo,
+        is_first=not request.GET.get("cursor"),
+    )
+    response = render(request, "portal/trail.html", context)
+    add_never_cache_headers(response)
+    return response
+
+
+def _own_item(request: HttpRequest, item_id: int) -> TrailItem:
+    item = trail_item_get(user=request.user, item_id=item_id)
+    if item is None:
+        raise Http404(_("No such trail item."))
+    return item
+
+
+def _back(request: HttpRequest) -> HttpResponse:
+    """Back to the trail view the form was on (its `next`, when it is this site's)."""
+    target = request.POST.get("next", "")
+    if target and url_has_allowed_host_and_scheme(target, {request.get_host()}, request.is_secure()):
+        return redirect(target)
+    return redirect("portal:trail")
+
+
+@login_required
+@require_GET
+def trail_open(request: HttpRequest, item_id: int) -> HttpResponse:
+    """Opening a paper from the trail reads its card. A GET, so that the link
+    also works opened in a new tab; marking read again changes nothing."""
+    item = _own_item(request, item_id)
+    trail_mark_read(user=request.user, item_ids=[item.pk])
+    url = reverse("portal:paper_detail", args=[item.paper.arxiv_id])
+    return redirect(f"{url}#v{item.latest_version_number}")
+
+
+@login_required
+@require_POST
+def trail_read(request: HttpRequest, item_id: int) -> HttpResponse:
+    item = _own_item(request, item_id)
+    trail_mark_read(user=request.user, item_ids=[item.pk])
+    return _back(request)
+
+
+@login_required
+@require_POST
+def trail_read_up_to(request: HttpRequest) -> HttpResponse:
+    """Read every card whose event is at or before the given card's."""
+    raw = request.POST.get("up_to", "")
+    try:
+        up_to = datetime.fromisoformat(raw)
+        if up_to.tzinfo is None:
+            raise ValueError("a card's time names its zone")
+    except ValueError:
+        messages.error(request, _("up_to: give the time of a trail card."))
+        return _back(request)
+    done = trail_mark_read(user=request.user, up_to=up_to)
+    messages.success(request, _("%(count)d marked as read.") % {"count": done})
+    return _back(request)
+
+
+@login_required
+@require_POST
+def trail_not_interested(request: HttpRequest, item_id: int) -> HttpResponse:
+    item = _own_item(request, item_id)
+    trail_dismiss(user=request.user, item_id=item.pk)
+    return redirect(f"{reverse('portal:trail')}?undo={item.pk}")
+
+
+@login_required
+@require_POST
+def trail_undo(request: HttpRequest, item_id: int) -> HttpResponse:
+    item = _own_item(request, item_id)
+    trail_undismiss(user=request.user, item_id=item.pk)
+    return _back(request)
+
+
+@login_required
+@require_POST
+def trail_not_this_person(request: HttpRequest, item_id: int, follow_id: int) -> HttpResponse:
+    item = _own_item(request, item_id)
+    if not author_variant_reject(user=request.user, follow_id=follow_id, paper_id=item.paper_id):
+        raise Http404(_("No such author follow."))
+    messages.success(request, _("This author follow will no longer match this paper."))
+    return _back(request)
+
+
+@require_GET
+def me_strip(request: HttpRequest) -> HttpResponse:
+    """The overview's account strip: the reader's follows, unread trail and
+    saved papers, or an invitation to sign in. Never cached by anyone."""
+    context: dict = {}
+    if request.user.is_authenticated:
+        context = {
+            "follow_count": len(follow_list(user=request.user)),
+            "unread": trail_unread_total(user=request.user),
+            "saved": 0,
+        }
+    response = render(request, "portal/_me_strip.html", context)
+    add_never_cache_headers(response)
+    patch_vary_headers(response, ["Cookie"])
+    return response
