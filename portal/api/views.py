@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from django.utils import timezone
 from django.utils.translation import gettext as _
 from drf_spectacular.types import OpenApiTypes
@@ -14,7 +16,7 @@ from rest_framework.views import APIView
 
 from accounts.models import ApiToken
 from digests.selectors import llm_status
-from harvest.completeness import announcement_completeness
+from harvest.completeness import announcement_completeness, announcement_due
 from harvest.filters import PaperFilterSet
 from harvest.selectors import source_progress_list
 from portal.api.errors import NotFoundParameter, ParameterError, form_errors
@@ -154,7 +156,10 @@ class StatsView(APIView):
             "window": window_data(window),
             "counts": counts,
             "briefings": briefing_links(request, counts, window, is_current),
-            "freshness": stats.freshness,
+            # Current, but for whether the requested window held an announcement.
+            "freshness": replace(
+                stats.freshness, announcement_in_window=announcement_due(start=window.start, end=window.end)
+            ),
             "totals": stats.totals,
             "failing_sources": stats.failing_sources,
             "daily": stats.chart,

@@ -51,8 +51,8 @@ class FreshnessSerializer(serializers.Serializer):
         "holidays in PAPERTRAIL_ARXIV_HOLIDAYS skipped.",
     )
     announcement_in_window = serializers.BooleanField(
-        help_text="Whether an arXiv announcement was due inside the window; when not (a Saturday), "
-        "no new papers is expected, not a failure."
+        help_text="Whether an arXiv announcement was due inside the window (the requested one); when not "
+        "(a Saturday), no new papers is expected, not a failure."
     )
 
 
@@ -79,7 +79,9 @@ class StatsSerializer(serializers.Serializer):
     window = WindowSerializer(help_text="The window the counts cover.")
     counts = CountsSerializer(help_text="The four numbers of the window.")
     briefings = BriefingLinkSerializer(many=True, help_text="The papers behind each number.")
-    freshness = FreshnessSerializer(help_text="How fresh the data is (current, whatever the window).")
+    freshness = FreshnessSerializer(
+        help_text="How fresh the data is (current, whatever the window, but for `announcement_in_window`)."
+    )
     totals = TotalsSerializer(help_text="Library totals (current, whatever the window).")
     failing_sources = serializers.ListField(
         child=serializers.CharField(), help_text="Enabled sources whose latest check failed."

@@ -232,3 +232,10 @@ def test_stats_carry_the_announcement_freshness(client_api, day):
     assert freshness["last_announcement"] == "2026-11-12"
     assert freshness["next_announcement"] == iso(next_expected_announcement(after=end))
     assert freshness["announcement_in_window"] is (next_expected_announcement(after=start - TINY) <= end)
+
+
+@pytest.mark.parametrize(("end", "due"), [("2026-11-14T10:00:00", False), ("2026-11-17T10:00:00", True)])
+def test_a_past_window_says_whether_it_held_an_announcement(client_api, db, end, due):
+    # Saturday 10:00 Beijing: Thursday's announcement fell before; Tuesday 10:00: Monday's fell inside.
+    body = client_api.get("/api/v1/stats/", {"end": end}).json()
+    assert body["window"]["end_param"] == end and body["freshness"]["announcement_in_window"] is due
