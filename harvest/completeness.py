@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, time, timedelta
 
+from django.conf import settings
 from django.db.models import OuterRef, Subquery
 from django.utils import timezone
 
@@ -73,12 +74,18 @@ def latest_announcement(*, feed: str | None = None) -> Announcement | None:
 
 def next_expected_announcement(*, after: datetime | None = None) -> datetime:
     """When arXiv's next announcement is due (UTC): the next Sunday to
-    Thursday 20:00 US Eastern after `after`. arXiv's holidays are not known
-    here, so on one this names a time when nothing comes."""
+    Thursday 20:00 US Eastern after `after`, skipping the evenings listed in
+    settings.PAPERTRAIL_ARXIV_HOLIDAYS."""
     local = (after or timezone.now()).astimezone(ARXIV_ZONE)
+    holidays = settings.PAPERTRAIL_ARXIV_HOLIDAYS
     day = local.date()
     while True:
         moment = datetime.combine(day, _ANNOUNCEMENT_TIME, tzinfo=ARXIV_ZONE)
-        if day.weekday() in _ANNOUNCEMENT_WEEKDAYS and moment > local:
+        if day.weekday() in _ANNOUNCEMENT_WEEKDAYS and day not in holidays and moment > local:
             return moment.astimezone(UTC)
         day += timedelta(days=1)
+
+
+def announcement_due(*, start: datetime, end: datetime) -> bool:
+    """Whether an announcement was due between `start` and `end` (both included)."""
+    return next_expected_announcement(after=start - timedelta(microseconds=1)) <= end

@@ -17,6 +17,8 @@ from django.db.models import Count, OuterRef, Q, Subquery, Sum
 from django.utils import timezone
 
 from harvest.models import CommunityPick, HarvestRun, Paper, Source, Version
+from harvest.source_rows import configured_slugs
+from harvest.sources.registry import SOURCES
 from papertrail.schedules import next_runs
 
 # --- one paper -------------------------------------------------------------------
@@ -147,7 +149,7 @@ def paper_history(*, arxiv_id: str) -> PaperHistory | None:
 @dataclass(slots=True)
 class SourceProgress:
     source: Source
-    schedule: str | None
+    schedule: str | None  # every cron expression of the source, each with its zone
     last_run: HarvestRun | None
     next_run: datetime | None
     runs_24h: int = 0
@@ -155,17 +157,50 @@ class SourceProgress:
     seen_24h: int = 0
     new_papers_24h: int = 0
     new_versions_24h: int = 0
+    schedules: list[tuple[str, str]] = field(default_factory=list)  # (cron expression, zone)
 
     @property
     def is_failing(self) -> bool:
         return self.source.enabled and self.last_run is not None and self.last_run.status == HarvestRun.Status.FAILED
 
 
+def _schedules_of(slug: str) -> list[tuple[str, str]]:
+    """The source's beat entries: its UTC cron and its zoned ones (the feed's
+    polls, the evening OAI-PMH run)."""
+    found = [(settings.HARVEST_SCHEDULES[slug], "UTC")] if slug in settings.HARVEST_SCHEDULES else []
+    for entry_slug, zoned in settings.ZONED_HARVEST_SCHEDULES.values():
+        if entry_slug == slug:
+            found.extend((text, zoned.zone) for text in zoned.expressions)
+    return found
+
+
+def _next_run_of(slug: str, *, after: datetime) -> datetime | None:
+    """The earliest next run over all of the source's beat entries."""
+    upcoming = next_runs(settings.HARVEST_SCHEDULES[slug], after=after) if slug in settings.HARVEST_SCHEDULES else []
+    for entry_slug, zoned in settings.ZONED_HARVEST_SCHEDULES.values():
+        if entry_slug == slug and (moment := zoned.next_run(after)) is not None:
+            upcoming.append(moment)
+    return min(upcoming, default=None)
+
+
+def _with_configured(sources: list[Source]) -> list[Source]:
+    """The stored rows and, for a configured source without one yet (its row
+    comes at `migrate`), an unsaved enabled row, so every source is listed."""
+    stored = {source.slug for source in sources}
+    for slug in configured_slugs():
+        if slug not in stored:
+            unsaved = Source(slug=slug, name=SOURCES[slug].name, enabled=True)
+            unsaved.latest_run_id = None
+            sources.append(unsaved)
+    return sorted(sources, key=lambda source: (source.name.casefold(), source.slug))
+
+
 def source_progress_list(*, now: datetime | None = None) -> list[SourceProgress]:
-    """Every source with its latest check, the last 24 hours and its next run (three queries)."""
+    """Every configured or stored source with its latest check, the last 24
+    hours and its next run (three queries)."""
     now = now or timezone.now()
     latest_run = HarvestRun.objects.filter(source=OuterRef("pk")).order_by("-started_at", "-id").values("id")[:1]
-    sources = list(Source.objects.annotate(latest_run_id=Subquery(latest_run)).order_by("name"))
+    sources = _with_configured(list(Source.objects.annotate(latest_run_id=Subquery(latest_run))))
     runs = HarvestRun.objects.in_bulk([s.latest_run_id for s in sources if s.latest_run_id])
     recent = {
         row["source_id"]: row
@@ -181,15 +216,15 @@ def source_progress_list(*, now: datetime | None = None) -> list[SourceProgress]
     }
     progress = []
     for source in sources:
-        schedule = settings.HARVEST_SCHEDULES.get(source.slug)
-        upcoming = next_runs(schedule, after=now) if schedule and source.enabled else []
-        row = recent.get(source.pk, {})
+        schedules = _schedules_of(source.slug)
+        row = recent.get(source.pk, {}) if source.pk else {}
         progress.append(
             SourceProgress(
                 source=source,
-                schedule=schedule,
+                schedule="; ".join(f"{text} ({zone})" for text, zone in schedules) or None,
+                schedules=schedules,
                 last_run=runs.get(source.latest_run_id),
-                next_run=upcoming[0] if upcoming else None,
+                next_run=_next_run_of(source.slug, after=now) if source.enabled else None,
                 runs_24h=row.get("runs") or 0,
                 failed_24h=row.get("failed") or 0,
                 seen_24h=row.get("seen") or 0,

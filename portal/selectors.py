@@ -8,6 +8,7 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from datetime import date
 
 from django.db.models import F, QuerySet
 
@@ -33,6 +34,9 @@ class PaperCard:
     window_versions: list[int] = field(default_factory=list)
     window_readings: list[GuidedReading] = field(default_factory=list)
     highlight: list[str] = field(default_factory=list)  # query terms to mark (the trail)
+    # The latest version's announcement day when it has no submission date yet
+    # (only the feed has brought it): the card shows that instead of an older date.
+    announced: date | None = None
 
     @property
     def is_revision(self) -> bool:
@@ -51,12 +55,21 @@ def paper_cards(papers: Sequence[Paper]) -> list[PaperCard]:
     picks: dict[int, list[CommunityPick]] = defaultdict(list)
     for pick in CommunityPick.objects.filter(paper_id__in=ids).select_related("source").order_by("-upvotes"):
         picks[pick.paper_id].append(pick)
-    latest = dict(
-        Version.objects.filter(paper_id__in=ids, number=F("paper__latest_version")).values_list("paper_id", "id")
-    )
+    latest, announced = {}, {}
+    for paper_id, version_id, submitted, day in Version.objects.filter(
+        paper_id__in=ids, number=F("paper__latest_version")
+    ).values_list("paper_id", "id", "submitted", "announced"):
+        latest[paper_id] = version_id
+        if submitted is None:
+            announced[paper_id] = day
     readings = readings_for_versions(version_ids=latest.values())
     return [
-        PaperCard(paper=paper, picks=picks.get(paper.pk, []), reading=readings.get(latest.get(paper.pk, -1)))
+        PaperCard(
+            paper=paper,
+            picks=picks.get(paper.pk, []),
+            reading=readings.get(latest.get(paper.pk, -1)),
+            announced=announced.get(paper.pk),
+        )
         for paper in papers
     ]
 

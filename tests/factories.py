@@ -1,5 +1,6 @@
 """Test data for every app: papers and versions stored through the real upsert
-service, plain ORM rows for sources, runs, community picks and guided readings."""
+service, plain ORM rows for sources, runs, community picks, guided readings and
+recorded announcements."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ from decimal import Decimal
 
 from digests.models import GuidedReading
 from digests.selectors import current_prompt_version
-from harvest.models import CommunityPick, HarvestRun, Paper, Source, Version
+from harvest.models import Announcement, AnnouncementItem, CommunityPick, HarvestRun, Paper, Source, Version
 from harvest.records import PaperRecord, VersionRecord
 from harvest.search_index import index_pending_papers
 from harvest.services import UpsertResult, paper_upsert_many
@@ -84,6 +85,16 @@ def run(
         error=error,
         **counts,
     )
+
+
+def announcement(day: date, listed: list[tuple[str, int]], *, feed: str = "cs") -> Announcement:
+    """One recorded announcement listing these (arxiv id, version) pairs."""
+    recorded = Announcement.objects.create(feed=feed, announced_on=day)
+    AnnouncementItem.objects.bulk_create(
+        AnnouncementItem(announcement=recorded, arxiv_id=arxiv_id, version=number, announce_type="new")
+        for arxiv_id, number in listed
+    )
+    return recorded
 
 
 def pick(p: Paper, src: Source, *, upvotes: int = 10, url: str = "", featured_on: date | None = None):

@@ -8,6 +8,7 @@ confusing error deep inside a request or a task.
 from __future__ import annotations
 
 import os
+from datetime import date
 from urllib.parse import urlparse
 
 from django.core.exceptions import ImproperlyConfigured
@@ -95,6 +96,17 @@ def env_cron_list(name: str, default: str) -> list[str]:
     if not expressions or any(len(part.split()) != 5 for part in expressions):
         raise ImproperlyConfigured(f"{name}={value!r} is not a list of five-field cron expressions separated by ';'")
     return expressions
+
+
+def env_date_list(name: str, default: list[str]) -> frozenset[date]:
+    """Comma-separated ISO dates (YYYY-MM-DD)."""
+    dates = set()
+    for item in env_list(name, default):
+        try:
+            dates.add(date.fromisoformat(item))
+        except ValueError:
+            raise ImproperlyConfigured(f"{name}: {item!r} is not a date (YYYY-MM-DD)") from None
+    return frozenset(dates)
 
 
 def env_zone(name: str, default: str) -> str:

@@ -3,7 +3,7 @@ HTTP client's limits, and what counts as AI-related."""
 
 from __future__ import annotations
 
-from papertrail.settings.env import env_bool, env_float, env_int, env_list, env_str, env_url
+from papertrail.settings.env import env_bool, env_date_list, env_float, env_int, env_list, env_str, env_url
 
 ARXIV_OAI_URL = env_url("ARXIV_OAI_URL", "https://oaipmh.arxiv.org/oai")
 ARXIV_API_URL = env_url("ARXIV_API_URL", "https://export.arxiv.org/api/query")
@@ -49,6 +49,10 @@ ARXIV_API_RETRIES = env_int("ARXIV_API_RETRIES", 3, minimum=0)
 # The announcement feed (harvest/sources/arxiv_rss.py) reads ARXIV_RSS_URL + "/"
 # + these categories joined by "+" (one request), conditionally (ETag / Last-Modified).
 ARXIV_RSS_CATEGORIES = env_list("ARXIV_RSS_CATEGORIES", ["cs"])
+# The US Eastern evenings (YYYY-MM-DD, comma-separated) on which arXiv makes no
+# 20:00 announcement though it is Sunday to Thursday (its published holidays):
+# the overview's next expected announcement skips them.
+PAPERTRAIL_ARXIV_HOLIDAYS = env_date_list("PAPERTRAIL_ARXIV_HOLIDAYS", [])
 # A source with no checkpoint starts this many days back (0: from the start
 # of arXiv's history), so a new site shows recent papers within minutes.
 PAPERTRAIL_FIRST_RUN_DAYS = env_int("PAPERTRAIL_FIRST_RUN_DAYS", 7, minimum=0)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from django.utils import timezone
 from django.utils.translation import gettext as _
 from drf_spectacular.types import OpenApiTypes
@@ -14,6 +16,7 @@ from rest_framework.views import APIView
 
 from accounts.models import ApiToken
 from digests.selectors import llm_status
+from harvest.completeness import announcement_completeness, announcement_due
 from harvest.filters import PaperFilterSet
 from harvest.selectors import source_progress_list
 from portal.api.errors import NotFoundParameter, ParameterError, form_errors
@@ -153,7 +156,10 @@ class StatsView(APIView):
             "window": window_data(window),
             "counts": counts,
             "briefings": briefing_links(request, counts, window, is_current),
-            "freshness": stats.freshness,
+            # Current, but for whether the requested window held an announcement.
+            "freshness": replace(
+                stats.freshness, announcement_in_window=announcement_due(start=window.start, end=window.end)
+            ),
             "totals": stats.totals,
             "failing_sources": stats.failing_sources,
             "daily": stats.chart,
@@ -203,7 +209,8 @@ class SourcesView(APIView):
         operation_id="sources_list",
         summary="Source progress and health",
         description="Every source with its schedule, latest check, next run, checkpoint and the last 24 hours, "
-        "and the state of writing AI guided readings, as the /sources/ page shows them.",
+        "the state of writing AI guided readings, and the completeness of each of the last 14 announcement days "
+        "(listed by arXiv, held, missing, behind), as the /sources/ page shows them.",
         responses={200: OpenApiResponse(SourcesSerializer, description="Every source."), **ERROR_RESPONSES},
     )
     def get(self, request: Request) -> Response:
@@ -212,6 +219,7 @@ class SourcesView(APIView):
             "sources": progress,
             "any_failing": any(item.is_failing for item in progress),
             "guided_readings": llm_status(),
+            "completeness": announcement_completeness(),
         }
         return Response(SourcesSerializer(data).data)
 

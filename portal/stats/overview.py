@@ -20,7 +20,7 @@ SQLite and by the tests that hold the statement to them.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import date, datetime
 from typing import NamedTuple
 
 from django.conf import settings
@@ -32,7 +32,8 @@ from django.utils import timezone
 from digests.models import GuidedReading
 from digests.selectors import done_reading_count_sql
 from digests.selectors import done_readings as readings_done_between
-from harvest.models import CommunityPick, HarvestRun, Paper, Source, Version
+from harvest.completeness import announcement_due, next_expected_announcement
+from harvest.models import Announcement, CommunityPick, HarvestRun, Paper, Source, Version
 from portal.stats.chart import DayPoint, daily_chart, day_start
 from portal.stats.windows import Window, current_window, display_zone
 
@@ -41,7 +42,8 @@ CACHE_KEY = "portal:overview:v1"
 # use them is decided by their age (settings.PORTAL_STATS_MAX_AGE_SECONDS).
 CACHE_SECONDS = 15 * 60
 TOTALS_FOLD_ROWS = 200
-ARXIV_SLUG = "arxiv"
+# arXiv's own sources: OAI-PMH, the announcement feed and the API.
+ARXIV_SLUGS = ("arxiv", "arxiv_rss", "arxiv_api")
 _COMPLETED = (HarvestRun.Status.OK, HarvestRun.Status.EMPTY)
 
 
@@ -56,12 +58,17 @@ class WindowCounts:
 
 @dataclass(slots=True)
 class Freshness:
-    last_arxiv_scan: datetime | None = None  # finished_at of the latest completed arXiv run
+    last_arxiv_scan: datetime | None = None  # finished_at of the latest completed run of any arXiv source
     last_ingest: datetime | None = None  # latest Paper.included_at or Version.discovered_at
     last_check: datetime | None = None  # finished_at of the latest completed run of any source
     last_new_version: datetime | None = None  # latest revision found (a version of a known paper)
     newest_version_date: datetime | None = None  # max Paper.updated
-    scan_round_start: datetime | None = None  # started_at of the latest arXiv run
+    scan_round_start: datetime | None = None  # started_at of the latest run of any arXiv source
+    last_announcement: date | None = None  # the newest announcement day the feed recorded
+    next_announcement: datetime | None = None  # when arXiv's next announcement is due (UTC)
+    # Whether an announcement was due inside the window: without one, +0 new
+    # papers is the calendar (a Saturday), not a failure.
+    announcement_in_window: bool = True
 
 
 @dataclass(slots=True)
@@ -127,10 +134,18 @@ def done_readings(window: Window) -> QuerySet[GuidedReading]:
     return readings_done_between(start=window.start, end=window.end)
 
 
-def freshness() -> Freshness:
+def announcement_times(window: Window) -> dict:
+    """arXiv's next announcement after the window and whether one was due in it (the calendar, no query)."""
+    return {
+        "next_announcement": next_expected_announcement(after=window.end),
+        "announcement_in_window": announcement_due(start=window.start, end=window.end),
+    }
+
+
+def freshness(window: Window) -> Freshness:
     runs = HarvestRun.objects.aggregate(
-        last_arxiv_scan=Max("finished_at", filter=Q(source__slug=ARXIV_SLUG, status__in=_COMPLETED)),
-        scan_round_start=Max("started_at", filter=Q(source__slug=ARXIV_SLUG)),
+        last_arxiv_scan=Max("finished_at", filter=Q(source__slug__in=ARXIV_SLUGS, status__in=_COMPLETED)),
+        scan_round_start=Max("started_at", filter=Q(source__slug__in=ARXIV_SLUGS)),
         last_check=Max("finished_at", filter=Q(status__in=_COMPLETED)),
     )
     papers = Paper.objects.aggregate(included=Max("included_at"), updated=Max("updated"))
@@ -149,6 +164,8 @@ def freshness() -> Freshness:
         last_new_version=last_revision,
         newest_version_date=papers["updated"],
         scan_round_start=runs["scan_round_start"],
+        last_announcement=Announcement.objects.aggregate(day=Max("announced_on"))["day"],
+        **announcement_times(window),
     )
 
 
@@ -222,9 +239,11 @@ class CurrentNumbers(NamedTuple):
 # paper_included_idx and version_discovered_idx: the window's new papers and
 # today's come from the first, the window's revisions and today's from the
 # second, a version whose paper is not among those recent papers being one of
-# a paper included before. The latest times are one index probe each: max()
-# of an indexed column, the arXiv source looked up first so that its runs'
-# max() needs no join (a join to harvest_source scanned every run). The last
+# a paper included before. The latest times are one index probe each (the
+# arXiv sources' ids looked up first: their last completed check walks
+# harvestrun_finished_idx down to the first of theirs, their last start is a
+# probe of harvestrun_source_started_idx per source; `source_id IN` or a join
+# scanned every run). The last
 # revision walks versions from the newest, looking up each one's paper by a
 # subquery rather than a join: planning the join probed both ends of two
 # indexes, its planning far longer than the answer.
@@ -252,10 +271,12 @@ WITH recent_papers AS (
 SELECT
     papers.in_window, papers.ai_in_window, revisions.in_window,  -- window_counts()
     {readings},  -- digests.selectors.done_readings()
-    (SELECT max(finished_at) FROM harvest_harvestrun  -- freshness()
-     WHERE source_id = (SELECT id FROM harvest_source WHERE slug = %(arxiv)s) AND status IN (%(ok)s, %(empty)s)),
-    (SELECT max(started_at) FROM harvest_harvestrun
-     WHERE source_id = (SELECT id FROM harvest_source WHERE slug = %(arxiv)s)),
+    (SELECT finished_at FROM harvest_harvestrun  -- freshness()
+     WHERE finished_at IS NOT NULL AND status IN (%(ok)s, %(empty)s)
+       AND source_id = ANY(ARRAY(SELECT id FROM harvest_source WHERE slug = ANY(%(arxiv)s)))
+     ORDER BY finished_at DESC LIMIT 1),
+    (SELECT max((SELECT max(r.started_at) FROM harvest_harvestrun r WHERE r.source_id = s.id))
+     FROM harvest_source s WHERE s.slug = ANY(%(arxiv)s)),
     (SELECT max(finished_at) FROM harvest_harvestrun WHERE status IN (%(ok)s, %(empty)s)),
     (SELECT max(included_at) FROM harvest_paper),
     (SELECT max(discovered_at) FROM harvest_version),
@@ -268,7 +289,8 @@ SELECT
     (SELECT array_agg(s.name ORDER BY s.name) FROM harvest_source s  -- failing_source_names()
      WHERE s.enabled AND (SELECT r.status FROM harvest_harvestrun r WHERE r.source_id = s.id
                           ORDER BY r.started_at DESC, r.id DESC LIMIT 1) = %(failed)s),
-    papers.today, revisions.today  -- daily_chart(), today
+    papers.today, revisions.today,  -- daily_chart(), today
+    (SELECT max(announced_on) FROM harvest_announcement)  -- freshness()
 FROM papers, revisions, (
     SELECT coalesce(sum(papers), 0) AS papers, coalesce(sum(ai_related), 0) AS ai_related,
            coalesce(sum(revised), 0) AS revised, count(*) AS row_count
@@ -294,7 +316,7 @@ def current_numbers(window: Window) -> CurrentNumbers:
                 "start": window.start,
                 "end": window.end,
                 "today": today_start,
-                "arxiv": ARXIV_SLUG,
+                "arxiv": list(ARXIV_SLUGS),
                 "ok": HarvestRun.Status.OK.value,
                 "empty": HarvestRun.Status.EMPTY.value,
                 "failed": HarvestRun.Status.FAILED.value,
@@ -305,6 +327,7 @@ def current_numbers(window: Window) -> CurrentNumbers:
     new_papers, new_ai, revisions, readings = row[0:4]
     arxiv_scan, round_start, check, included, discovered, updated, last_revision = row[4:11]
     papers, ai_related, revised, total_rows, picks, failing, today_papers, today_revisions = row[11:19]
+    last_announcement = row[19]
     _fold_paper_totals(total_rows)
     ingests = [moment for moment in (included, discovered) if moment is not None]
     return CurrentNumbers(
@@ -318,6 +341,8 @@ def current_numbers(window: Window) -> CurrentNumbers:
             last_new_version=last_revision,
             newest_version_date=updated,
             scan_round_start=round_start,
+            last_announcement=last_announcement,
+            **announcement_times(window),
         ),
         totals=Totals(
             papers=int(papers), ai_related=int(ai_related), with_revisions=int(revised), hf_discoveries=picks
@@ -332,7 +357,7 @@ def current_numbers_by_parts(window: Window) -> CurrentNumbers:
     chart then counts today itself."""
     return CurrentNumbers(
         counts=window_counts(window, current=True),
-        freshness=freshness(),
+        freshness=freshness(window),
         totals=totals(),
         failing_sources=failing_source_names(),
         today=None,

@@ -8,8 +8,11 @@ from django.shortcuts import render
 from django.views.decorators.http import require_GET
 
 from digests.selectors import llm_status
+from harvest.completeness import announcement_completeness
 from harvest.search_index import index_status
 from harvest.selectors import source_progress_list
+
+COMPLETENESS_DAYS = 14
 
 
 @require_GET
@@ -23,5 +26,7 @@ def sources(request: HttpRequest) -> HttpResponse:
             "failing": [item for item in progress if item.is_failing],
             "llm_status": llm_status(),
             "search_index": index_status(),
+            "completeness": announcement_completeness(days=COMPLETENESS_DAYS),
+            "completeness_days": COMPLETENESS_DAYS,
         },
     )

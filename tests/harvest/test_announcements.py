@@ -101,6 +101,18 @@ def test_the_next_announcement_is_sunday_to_thursday_at_eight_pm_eastern():
     assert next_expected_announcement(after=thursday_night) == datetime(2026, 3, 16, 0, 0, tzinfo=UTC)
 
 
+def test_the_next_announcement_skips_the_holidays_of_the_setting(settings):
+    thursday_afternoon = datetime(2026, 11, 26, 18, 0, tzinfo=UTC)  # Thanksgiving, 13:00 EST
+    assert next_expected_announcement(after=thursday_afternoon) == datetime(2026, 11, 27, 1, 0, tzinfo=UTC)
+    settings.PAPERTRAIL_ARXIV_HOLIDAYS = frozenset({date(2026, 11, 26)})
+    # No announcement that evening: the next is Sunday's.
+    assert next_expected_announcement(after=thursday_afternoon) == datetime(2026, 11, 30, 1, 0, tzinfo=UTC)
+
+
+def test_the_holidays_setting_is_empty_by_default():
+    assert not settings.PAPERTRAIL_ARXIV_HOLIDAYS
+
+
 def test_the_feed_is_polled_every_five_minutes_in_the_announcement_window_and_hourly_otherwise():
     entry = settings.CELERY_BEAT_SCHEDULE["harvest-arxiv_rss"]
     schedule = entry["schedule"]

@@ -53,6 +53,7 @@ def test_debug_is_off_and_a_secret_is_required_unless_debug_is_asked_for():
         ("ARXIV_OAI_URL", "oaipmh.arxiv.org/oai", "ARXIV_OAI_URL='oaipmh.arxiv.org/oai' is not a URL"),
         ("DATABASE_URL", "mysql://x@y/z", "only PostgreSQL and SQLite are supported"),
         ("PAPERTRAIL_CRON_ARXIV", "every hour", "is not a five-field cron expression"),
+        ("PAPERTRAIL_ARXIV_HOLIDAYS", "2026-12-24,Christmas", "PAPERTRAIL_ARXIV_HOLIDAYS: 'Christmas' is not a date"),
     ],
 )
 def test_bad_values_fail_loudly_at_start(name, value, message):

@@ -3,11 +3,13 @@ what it shows for each kind of paper, in both languages, with every harvested
 value escaped."""
 
 import re
-from datetime import timedelta
+from datetime import date, timedelta
 
 import pytest
 from django.utils import timezone, translation
 
+from harvest.announcements import announcement_store
+from harvest.records import FeedAnnouncement, ListedItem, VersionRecord
 from portal.selectors import briefing_cards, paper_cards
 from portal.stats.windows import current_window
 from portal.templatetags.portal import paper_card
@@ -105,3 +107,25 @@ def test_pages_show_one_card_per_paper(client):
     for url in ("/", "/papers/"):
         page = client.get(url).content.decode()
         assert page.count('<article class="paper-card"') == 3
+
+
+def announce(arxiv_id: str, version: int, day: date) -> None:
+    """The feed's listing of one version, stored as the feed source stores it
+    (no submission date: the feed has none)."""
+    listed = f.record(arxiv_id, versions=version)
+    listed.versions = [VersionRecord(version)]
+    announcement_store(
+        records=[listed], announcement=FeedAnnouncement("cs", day, [ListedItem(arxiv_id, version, "replace")])
+    )
+
+
+def test_a_card_whose_latest_version_has_only_an_announcement_day_says_announced():
+    f.store(f.record("2611.00005", versions=1), at=timezone.now() - timedelta(days=3))
+    f.store(f.record("2611.00006", versions=1), at=timezone.now() - timedelta(days=3))
+    announce("2611.00005", 2, date(2026, 11, 24))
+    with translation.override("zh-hans"):
+        announced, dated = card_of("2611.00005"), card_of("2611.00006")
+    assert "公告于 2026-11-24 · " in announced and "更新 " not in announced
+    assert "更新 2026-11-01 · " in dated and "公告于" not in dated
+    with translation.override("en"):
+        assert "announced 2026-11-24 · " in card_of("2611.00005")

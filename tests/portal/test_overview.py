@@ -1,11 +1,15 @@
 """/ overview: the reference wording, both languages, the banner, the polled
-fragment, the chart, escaping and a bounded number of queries."""
+fragment, the chart, escaping, a bounded number of queries, and arXiv's
+announcements (the last, the next, a window without one)."""
 
-from datetime import timedelta
+from datetime import UTC, date, datetime, timedelta
 
 import pytest
-from django.utils import timezone
+from django.template.loader import render_to_string
+from django.utils import timezone, translation
 
+from portal.stats import overview_stats
+from portal.templatetags.portal import bjt
 from tests import factories as f
 from tests.portal.test_library import ids_on
 
@@ -135,3 +139,35 @@ def test_overview_is_served_from_the_cache_with_few_queries(client, site, django
 def test_overview_first_request_is_bounded_too(client, site, django_assert_max_num_queries):
     with django_assert_max_num_queries(16):
         client.get("/")
+
+
+def numbers_at(now) -> str:
+    with translation.override("zh-hans"):
+        return render_to_string("portal/_overview_numbers.html", {"stats": overview_stats(now=now)})
+
+
+def test_the_freshness_block_says_when_arxiv_announced_last_and_next(db):
+    f.announcement(date(2026, 11, 12), [("2611.00001", 1)])
+    # Thursday 12 November 19:31 US Eastern: the next announcement is at 20:00 EST, 09:00 in Beijing.
+    html = numbers_at(f.NOW)
+    assert '<dd data-fresh="last_announcement">2026-11-12</dd>' in html
+    assert '<dd data-fresh="next_announcement">2026-11-13 09:00(北京时间)</dd>' in html
+    assert "data-no-announcement" not in html
+
+
+def test_a_window_without_an_announcement_is_not_read_as_a_failure(db):
+    saturday = datetime(2026, 11, 14, 2, 0, tzinfo=UTC)  # Saturday 10:00 Beijing
+    html = numbers_at(saturday)
+    assert 'data-stat="new_papers"><strong>+0</strong>' in html
+    assert "此统计窗口内没有 arXiv 公告" in html and "并非采集异常" in html
+    assert '<dd data-fresh="last_announcement">—</dd>' in html
+    # Sunday 20:00 EST is Monday 09:00 in Beijing.
+    assert '<dd data-fresh="next_announcement">2026-11-16 09:00(北京时间)</dd>' in html
+
+
+def test_the_latest_arxiv_scan_counts_the_announcement_feed(client, site):
+    feed = f.source("arxiv_rss", name="arXiv announcements")
+    checked = timezone.now() - timedelta(minutes=3)
+    f.run(feed, started_at=checked - timedelta(seconds=20), finished_at=checked, status="empty")
+    page = client.get("/").content.decode()
+    assert f'<span data-fresh="last_arxiv_scan">{bjt(checked)}</span>' in page

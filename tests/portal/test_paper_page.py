@@ -5,6 +5,8 @@ from datetime import UTC, date, datetime, timedelta
 import pytest
 from django.utils import timezone
 
+from harvest.announcements import announcement_store
+from harvest.records import FeedAnnouncement, ListedItem, VersionRecord
 from tests import factories as f
 
 pytestmark = pytest.mark.django_db
@@ -61,6 +63,24 @@ def test_every_version_with_its_date_and_size(client, revised_paper):
         assert f'id="v{number}"' in page
         assert f"提交于 {submitted}(北京时间)" in page
         assert f"大小 {100 + number}kb" in page
+
+
+def test_a_version_known_only_from_the_announcement_feed_says_when_it_was_announced(client):
+    f.store(f.record("2610.06000", versions=1), at=timezone.now() - timedelta(days=2))
+    listed = f.record("2610.06000", versions=2)
+    listed.versions = [VersionRecord(2)]  # the feed carries no submission date
+    announcement_store(
+        records=[listed],
+        announcement=FeedAnnouncement("cs", date(2026, 11, 24), [ListedItem("2610.06000", 2, "replace")]),
+    )
+    page = client.get("/papers/2610.06000/").content.decode()
+    second = page.split('id="v2"', 1)[1].split("</h3>", 1)[0]
+    first = page.split('id="v1"', 1)[1].split("</h3>", 1)[0]
+    assert "公告于 2026-11-24" in second and "提交于" not in second and "—" not in second
+    assert "提交于 2026-11-01 08:00(北京时间)" in first and "公告于" not in first
+    client.post("/i18n/setlang/", {"language": "en", "next": "/"})
+    english = client.get("/papers/2610.06000/").content.decode()
+    assert "announced 2026-11-24" in english
 
 
 def test_what_changed_between_consecutive_versions_is_a_readable_diff(client, revised_paper):

@@ -1,12 +1,16 @@
-"""/sources/: per-source progress and health, the banner rule, guided-reading status."""
+"""/sources/: per-source progress and health, the banner rule, guided-reading status, every
+configured source with its schedules, and the completeness of the last announcement days."""
 
-from datetime import timedelta
+import re
+from datetime import UTC, datetime, timedelta
 
 import pytest
 from django.utils import timezone
 
 from harvest.search_index import STALLED_AFTER, index_pending_papers
+from harvest.selectors import source_progress_list
 from harvest.services import paper_upsert_many
+from harvest.sources.arxiv_rss import ARXIV_ZONE
 from papertrail.schedules import next_runs
 from portal.templatetags.portal import bjtz
 from tests import factories as f
@@ -112,3 +116,59 @@ def test_papers_waiting_longer_than_three_missed_passes_raise_an_alert(client, s
     assert "请检查 Celery worker 和 beat 是否在运行" in block
     index_pending_papers()
     assert 'role="alert"' not in search_block(client.get("/sources/").content.decode())
+
+
+def test_every_configured_source_is_listed_with_all_its_schedules_before_its_first_run(client, settings):
+    page = client.get("/sources/").content.decode()
+    feed = row(page, "arxiv_rss")
+    assert "arXiv announcements" in feed and "已启用" in feed and "从未检查" in feed
+    polls = settings.ZONED_HARVEST_SCHEDULES["harvest-arxiv_rss"][1]
+    for text in polls.expressions:
+        assert f"<code>{text}</code> (America/New_York)" in feed
+    assert f"{bjtz(polls.next_run(timezone.now()))}" in feed
+    arxiv = row(page, "arxiv")
+    evening = settings.ZONED_HARVEST_SCHEDULES["harvest-arxiv-after-announcement"][1]
+    assert f"<code>{settings.HARVEST_SCHEDULES['arxiv']}</code> (UTC)" in arxiv
+    assert f"<code>{evening.expressions[0]}</code> (America/New_York)" in arxiv
+    assert 'data-source="hf_daily"' in page
+
+
+def test_the_next_run_of_a_source_is_the_earliest_of_its_utc_and_zoned_entries(settings):
+    # Monday 30 November 2026 22:00 EST: the UTC entry runs at 04:17 UTC
+    # (23:17 EST), the evening entry already at 22:25 EST (03:25 UTC).
+    settings.HARVEST_SCHEDULES = {"arxiv": "17 */2 * * *"}
+    monday_evening = datetime(2026, 12, 1, 3, 0, tzinfo=UTC)
+    [arxiv] = [item for item in source_progress_list(now=monday_evening) if item.source.slug == "arxiv"]
+    assert arxiv.next_run == datetime(2026, 12, 1, 3, 25, tzinfo=UTC)
+    # Friday evening there is no announcement: the UTC entry comes first.
+    friday_evening = datetime(2026, 12, 5, 3, 0, tzinfo=UTC)
+    [arxiv] = [item for item in source_progress_list(now=friday_evening) if item.source.slug == "arxiv"]
+    assert arxiv.next_run == datetime(2026, 12, 5, 4, 17, tzinfo=UTC)
+
+
+def completeness_block(page: str) -> str:
+    return page.split('data-block="completeness"', 1)[1].split("</section>", 1)[0]
+
+
+def test_each_announcement_day_says_how_many_papers_were_listed_held_missing_and_behind(client):
+    today = timezone.now().astimezone(ARXIV_ZONE).date()
+    f.store(f.record("2611.00001"), f.record("2611.00002"), f.record("2611.00003", versions=2), at=timezone.now())
+    f.announcement(today, [("2611.00001", 1), ("2611.00002", 3), ("2611.00003", 2), ("2611.00404", 1)])
+    f.announcement(today - timedelta(days=13), [("2611.00001", 1)])
+    f.announcement(today - timedelta(days=14), [("2611.00999", 1)])  # beyond the 14 days
+
+    block = completeness_block(client.get("/sources/").content.decode())
+
+    latest = block.split(f'data-day="{today:%Y-%m-%d}"', 1)[1].split("</tr>", 1)[0]
+    assert "不完整" in latest
+    assert re.findall(r'data-label="(?:列出|已收录)">(\d+)</td>', latest) == ["4", "2"]
+    assert '<a href="https://arxiv.org/abs/2611.00404" rel="noopener">2611.00404</a>' in latest
+    assert '<a href="https://arxiv.org/abs/2611.00002v3" rel="noopener">2611.00002</a>(已收录 v1,列出 v3)' in latest
+    oldest = block.split(f'data-day="{today - timedelta(days=13):%Y-%m-%d}"', 1)[1].split("</tr>", 1)[0]
+    assert "完整" in oldest and "不完整" not in oldest
+    assert "2611.00999" not in block and block.count("data-day=") == 2
+
+
+def test_without_a_recorded_announcement_the_table_says_so(client):
+    block = completeness_block(client.get("/sources/").content.decode())
+    assert "最近这些天尚未记录任何公告。" in block

@@ -1,6 +1,6 @@
 """The overview's definitions, on a fixed clock, edges included."""
 
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, date, datetime, timedelta
 
 import pytest
 from django.core.cache import cache
@@ -120,6 +120,61 @@ def test_freshness_times_come_from_runs_papers_and_versions():
     assert fresh.last_ingest == NOW - timedelta(hours=4)
     assert fresh.last_new_version == NOW - timedelta(hours=6)  # the v2 of a known paper, not the new paper
     assert fresh.newest_version_date == datetime(2026, 11, 17, tzinfo=UTC)  # v2 of 2611.00060, a week after v1
+
+
+def test_the_latest_arxiv_scan_is_the_latest_completed_check_of_any_arxiv_source():
+    f.run(f.source("arxiv"), started_at=NOW - timedelta(hours=5), status=HarvestRun.Status.OK)
+    feed = f.source("arxiv_rss")
+    f.run(feed, started_at=NOW - timedelta(minutes=30), status=HarvestRun.Status.EMPTY)
+    f.run(feed, started_at=NOW - timedelta(minutes=5), status=HarvestRun.Status.FAILED, error="HTTP 503")
+    f.run(f.source("arxiv_api"), started_at=NOW - timedelta(hours=2), status=HarvestRun.Status.OK)
+    f.run(f.source("hf_daily"), started_at=NOW - timedelta(minutes=3), status=HarvestRun.Status.OK)
+
+    fresh = overview_stats(now=NOW).freshness
+
+    assert fresh.last_arxiv_scan == NOW - timedelta(minutes=28)  # the feed's empty check, not HF's later one
+    assert fresh.scan_round_start == NOW - timedelta(minutes=5)
+    assert fresh.last_check == NOW - timedelta(minutes=1)
+
+
+def test_the_latest_announcement_day_and_the_next_one_expected():
+    assert overview_stats(now=NOW).freshness.last_announcement is None
+    f.announcement(date(2026, 11, 12), [("2611.00001", 1)], feed="cs")
+    f.announcement(date(2026, 11, 11), [("2611.00001", 1)], feed="cs.AI")
+
+    fresh = overview_stats(now=NOW).freshness
+
+    assert fresh.last_announcement == date(2026, 11, 12)
+    # NOW is Thursday 19:31 US Eastern: the next announcement is at 20:00 (01:00 UTC).
+    assert fresh.next_announcement == datetime(2026, 11, 13, 1, 0, tzinfo=UTC)
+    assert fresh.announcement_in_window  # Wednesday's, at 20:00 US Eastern
+
+
+@pytest.mark.parametrize(
+    ("now", "due"),
+    [
+        (datetime(2026, 11, 14, 2, 0, tzinfo=UTC), False),  # Saturday 10:00 Beijing: Thursday's fell before
+        (datetime(2026, 11, 14, 23, 59, tzinfo=UTC), False),  # Sunday 07:59 Beijing
+        (datetime(2026, 11, 16, 1, 0, tzinfo=UTC), True),  # Monday 09:00 Beijing: Sunday's, exactly at the end
+        (datetime(2026, 11, 16, 0, 59, tzinfo=UTC), False),  # a minute earlier: not yet
+        (datetime(2026, 11, 14, 1, 0, tzinfo=UTC), True),  # Saturday 09:00 Beijing: Thursday's, exactly at the start
+        (datetime(2026, 11, 14, 1, 0, 1, tzinfo=UTC), False),  # a second later
+    ],
+)
+def test_a_window_without_an_announcement_says_so(now, due):
+    assert overview_stats(now=now).freshness.announcement_in_window is due
+
+
+def test_holidays_are_skipped_by_the_next_expected_announcement(settings):
+    settings.PAPERTRAIL_ARXIV_HOLIDAYS = frozenset({date(2026, 11, 12), date(2026, 11, 15)})
+    fresh = overview_stats(now=NOW).freshness
+    # Thursday 12 and Sunday 15 November are holidays: Monday 16 at 20:00 EST.
+    assert fresh.next_announcement == datetime(2026, 11, 17, 1, 0, tzinfo=UTC)
+    # Thursday 21:00 US Eastern: the window held only the holiday's evening.
+    thursday_night = datetime(2026, 11, 13, 2, 0, tzinfo=UTC)
+    assert overview_stats(now=thursday_night).freshness.announcement_in_window is False
+    settings.PAPERTRAIL_ARXIV_HOLIDAYS = frozenset()
+    assert overview_stats(now=thursday_night).freshness.announcement_in_window is True
 
 
 def test_totals_count_the_library():

@@ -76,6 +76,13 @@ def library_around(now: datetime) -> None:
     f.run(hf, started_at=now - timedelta(minutes=40), status=HarvestRun.Status.OK)
     f.run(hf, started_at=now - timedelta(minutes=10), status=HarvestRun.Status.RUNNING)
     f.run(off, started_at=now - timedelta(hours=1), status=HarvestRun.Status.FAILED, error="gone")
+    # The other arXiv sources: the feed's empty check ends last of arXiv's; the API's is still running.
+    feed = f.source("arxiv_rss", name="arXiv announcements")
+    f.run(feed, started_at=now - timedelta(minutes=50), status=HarvestRun.Status.EMPTY)
+    f.run(f.source("arxiv_api", name="arXiv API"), started_at=now - timedelta(minutes=20), status="running")
+    # Announcements of two feeds; the newest day is not the newest fetched.
+    f.announcement(now.date() - timedelta(days=1), [("2611.00001", 1)], feed="cs")
+    f.announcement(now.date() - timedelta(days=3), [("2611.00002", 1)], feed="cs.AI")
     # Picks: one paper from two sources, another from one.
     f.pick(f.paper("2611.00010"), hf)
     f.pick(f.paper("2611.00010"), off)
@@ -108,6 +115,9 @@ def test_the_one_statement_gives_the_numbers_of_the_definitions(now):
     assert_same_numbers(now)
     numbers = current_numbers(current_window(now))
     assert numbers.counts.revisions and numbers.counts.new_readings and numbers.today.revisions  # not all zero
+    assert numbers.freshness.last_arxiv_scan == now - timedelta(minutes=48)  # the feed's check
+    assert numbers.freshness.scan_round_start == now - timedelta(minutes=20)  # the API's, running
+    assert numbers.freshness.last_announcement == now.date() - timedelta(days=1)
     # Later and earlier windows over the same library.
     for moved in (timedelta(hours=6), timedelta(days=1), -timedelta(hours=12)):
         assert_same_numbers(now + moved)

@@ -149,7 +149,12 @@ class VersionChangeSerializer(serializers.Serializer):
 class VersionSerializer(serializers.Serializer):
     number = serializers.IntegerField(help_text="Version number (1 for v1).")
     label = serializers.CharField(help_text='"v1", "v2", …')
-    submitted = serializers.DateTimeField(allow_null=True, help_text="Submission date (UTC).")
+    submitted = serializers.DateTimeField(
+        allow_null=True, help_text="Submission date (UTC); null while only the announcement feed has brought it."
+    )
+    announced = serializers.DateField(
+        allow_null=True, help_text="The day arXiv's announcement feed listed this version, when it did."
+    )
     size = serializers.CharField(help_text='Size as arXiv gives it, e.g. "294kb".')
     discovered_at = serializers.DateTimeField(help_text="When this site first stored the version (UTC).")
     title = serializers.CharField(help_text="Title as this version gave it (empty when not recorded).")

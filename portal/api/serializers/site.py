@@ -26,7 +26,8 @@ class CountsSerializer(serializers.Serializer):
 
 class FreshnessSerializer(serializers.Serializer):
     last_arxiv_scan = serializers.DateTimeField(
-        allow_null=True, help_text="End of the latest completed arXiv check (UTC)."
+        allow_null=True,
+        help_text="End of the latest completed check of any arXiv source (OAI-PMH, announcement feed, API; UTC).",
     )
     last_ingest = serializers.DateTimeField(allow_null=True, help_text="Last time a paper or version was stored.")
     last_check = serializers.DateTimeField(
@@ -38,7 +39,21 @@ class FreshnessSerializer(serializers.Serializer):
     newest_version_date = serializers.DateTimeField(
         allow_null=True, help_text="Newest version date of any paper in the library."
     )
-    scan_round_start = serializers.DateTimeField(allow_null=True, help_text="Start of the latest arXiv check.")
+    scan_round_start = serializers.DateTimeField(
+        allow_null=True, help_text="Start of the latest check of any arXiv source."
+    )
+    last_announcement = serializers.DateField(
+        allow_null=True, help_text="The newest arXiv announcement day the announcement feed recorded."
+    )
+    next_announcement = serializers.DateTimeField(
+        allow_null=True,
+        help_text="When arXiv's next announcement is due (UTC): Sunday to Thursday 20:00 US Eastern, "
+        "holidays in PAPERTRAIL_ARXIV_HOLIDAYS skipped.",
+    )
+    announcement_in_window = serializers.BooleanField(
+        help_text="Whether an arXiv announcement was due inside the window (the requested one); when not "
+        "(a Saturday), no new papers is expected, not a failure."
+    )
 
 
 class TotalsSerializer(serializers.Serializer):
@@ -64,7 +79,9 @@ class StatsSerializer(serializers.Serializer):
     window = WindowSerializer(help_text="The window the counts cover.")
     counts = CountsSerializer(help_text="The four numbers of the window.")
     briefings = BriefingLinkSerializer(many=True, help_text="The papers behind each number.")
-    freshness = FreshnessSerializer(help_text="How fresh the data is (current, whatever the window).")
+    freshness = FreshnessSerializer(
+        help_text="How fresh the data is (current, whatever the window, but for `announcement_in_window`)."
+    )
     totals = TotalsSerializer(help_text="Library totals (current, whatever the window).")
     failing_sources = serializers.ListField(
         child=serializers.CharField(), help_text="Enabled sources whose latest check failed."
@@ -108,13 +125,52 @@ class Last24hSerializer(serializers.Serializer):
     new_versions = serializers.IntegerField(source="new_versions_24h", help_text="New versions of known papers.")
 
 
+class CronSerializer(serializers.Serializer):
+    """Serialises a (cron expression, zone) pair."""
+
+    cron = serializers.CharField(help_text="A five-field cron expression.")
+    zone = serializers.CharField(help_text="The time zone it is read in (UTC or an IANA name).")
+
+    def to_representation(self, instance: tuple[str, str]) -> dict:
+        cron, zone = instance
+        return super().to_representation({"cron": cron, "zone": zone})
+
+
+class BehindSerializer(serializers.Serializer):
+    """Serialises an (arxiv id, listed version, held version) triple."""
+
+    arxiv_id = serializers.CharField(help_text="The paper.")
+    listed_version = serializers.IntegerField(help_text="The version arXiv announced.")
+    held_version = serializers.IntegerField(help_text="The latest version the library holds.")
+
+    def to_representation(self, instance: tuple[str, int, int]) -> dict:
+        arxiv_id, listed, held = instance
+        return super().to_representation({"arxiv_id": arxiv_id, "listed_version": listed, "held_version": held})
+
+
+class DayCompletenessSerializer(serializers.Serializer):
+    """Serialises a harvest.completeness.DayCompleteness."""
+
+    day = serializers.DateField(help_text="The announcement day (the feed's date, US Eastern).")
+    listed = serializers.IntegerField(help_text="Papers arXiv's announcement feed listed that day.")
+    held = serializers.IntegerField(help_text="Of those, held by the library at the listed version or later.")
+    missing = serializers.ListField(child=serializers.CharField(), help_text="arXiv ids the library lacks.")
+    behind = BehindSerializer(many=True, help_text="Papers held at an earlier version than listed.")
+    complete = serializers.BooleanField(help_text="Nothing missing or behind.")
+
+
 class SourceSerializer(serializers.Serializer):
     """Serialises a harvest.selectors.SourceProgress."""
 
-    slug = serializers.CharField(source="source.slug", help_text="arxiv, arxiv_api or hf_daily.")
+    slug = serializers.CharField(source="source.slug", help_text="arxiv, arxiv_rss, arxiv_api or hf_daily.")
     name = serializers.CharField(source="source.name", help_text="Display name.")
     enabled = serializers.BooleanField(source="source.enabled", help_text="Whether it is checked on schedule.")
-    schedule = serializers.CharField(allow_null=True, help_text="Cron schedule (UTC), or null.")
+    schedule = serializers.CharField(
+        allow_null=True,
+        help_text='Every cron expression of its beat entries, each with its time zone ("17 */2 * * * (UTC); '
+        '25 22 * * 0-4 (America/New_York)"), or null.',
+    )
+    schedules = CronSerializer(many=True, help_text="The same expressions, one object each.")
     checkpoint = serializers.JSONField(source="source.checkpoint", help_text="Where the next check starts.")
     last_run = RunSerializer(allow_null=True, help_text="The latest check, or null before the first.")
     next_run = serializers.DateTimeField(allow_null=True, help_text="Next scheduled check (UTC), or null.")
@@ -134,6 +190,9 @@ class SourcesSerializer(serializers.Serializer):
     sources = SourceSerializer(many=True, help_text="Every source.")
     any_failing = serializers.BooleanField(help_text="At least one enabled source's latest check failed.")
     guided_readings = LlmStatusSerializer(help_text="The state of writing AI guided readings.")
+    completeness = DayCompletenessSerializer(
+        many=True, help_text="Each announcement day of the last 14 days (newest first) with a recorded announcement."
+    )
 
 
 class MeSerializer(serializers.Serializer):

@@ -3,7 +3,7 @@ cursor pages, and a paper with its versions, changes and readings."""
 
 from __future__ import annotations
 
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, date, datetime, timedelta
 from urllib.parse import parse_qs, urlparse
 
 import pytest
@@ -11,9 +11,10 @@ from django.db import connection
 from django.http import QueryDict
 from django.test.utils import CaptureQueriesContext
 
+from harvest.announcements import announcement_store
 from harvest.filters import PaperFilterSet
 from harvest.models import Paper, Version
-from harvest.records import PaperRecord
+from harvest.records import FeedAnnouncement, ListedItem, PaperRecord, VersionRecord
 from tests import factories
 from tests.factories import many_papers, pick, reading, source, store
 
@@ -190,6 +191,7 @@ def test_a_paper_shows_every_version_what_changed_and_the_readings(client_api, r
     assert [v["label"] for v in body["versions"]] == ["v1", "v2"]
     assert body["versions"][0]["title"] == "Sparse attention"
     assert body["versions"][1]["submitted"] == "2026-10-08T09:00:00Z" and body["versions"][1]["size"] == "102kb"
+    assert body["versions"][1]["announced"] is None
     assert body["versions"][0]["reading"]["content"]["en"]["takeaway"] == "v1 takeaway"
     assert body["versions"][1]["reading"]["content"]["zh"]["takeaway"] == "简短结论。"
     [change] = body["changes"]
@@ -225,3 +227,16 @@ def test_an_unknown_api_path_is_a_json_404(client_api, db, path):
 def test_v1_dates_come_from_the_first_version(client_api, library):
     body = client_api.get("/api/v1/papers/2611.00001/").json()
     assert body["published"] == V1.isoformat().replace("+00:00", "Z")
+
+
+def test_a_version_known_only_from_the_announcement_feed_has_its_announcement_day(client_api):
+    store(record("2611.00007"), at=T0)
+    listed = record("2611.00007", versions=2)
+    listed.versions = [VersionRecord(2)]  # the feed carries no submission date
+    announcement_store(
+        records=[listed],
+        announcement=FeedAnnouncement("cs", date(2026, 11, 24), [ListedItem("2611.00007", 2, "replace")]),
+    )
+    [first, second] = client_api.get("/api/v1/papers/2611.00007/").json()["versions"]
+    assert (first["submitted"], first["announced"]) == ("2026-10-01T09:00:00Z", None)
+    assert (second["submitted"], second["announced"], second["size"]) == (None, "2026-11-24", "")

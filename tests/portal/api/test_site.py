@@ -3,13 +3,16 @@ the papers behind them, and the health of each source."""
 
 from __future__ import annotations
 
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, date, datetime, timedelta
 
 import pytest
 from django.utils import timezone
 
+from harvest.completeness import next_expected_announcement
 from harvest.models import HarvestRun, Paper, Version
 from harvest.records import PaperRecord
+from harvest.source_rows import configured_slugs
+from harvest.sources.arxiv_rss import ARXIV_ZONE
 from portal.stats.windows import display_zone
 from tests import factories
 from tests.factories import pick, reading, run, source, store
@@ -17,6 +20,7 @@ from tests.factories import pick, reading, run, source, store
 pytestmark = pytest.mark.django_db
 
 V1 = datetime(2026, 10, 1, 9, 0, tzinfo=UTC)
+TINY = timedelta(microseconds=1)
 
 
 def record(arxiv_id: str, *, first: datetime = V1, **fields) -> PaperRecord:
@@ -148,7 +152,14 @@ def test_sources_show_progress_and_health(client_api, day, settings):
     body = client_api.get("/api/v1/sources/").json()
     by_slug = {item["slug"]: item for item in body["sources"]}
     arxiv, hf = by_slug["arxiv"], by_slug["hf_daily"]
-    assert arxiv["enabled"] and arxiv["schedule"] == settings.HARVEST_SCHEDULES["arxiv"]
+    evening = settings.ZONED_HARVEST_SCHEDULES["harvest-arxiv-after-announcement"][1]
+    assert arxiv["enabled"] and arxiv["schedule"] == (
+        f"{settings.HARVEST_SCHEDULES['arxiv']} (UTC); {evening.expressions[0]} (America/New_York)"
+    )
+    assert arxiv["schedules"] == [
+        {"cron": settings.HARVEST_SCHEDULES["arxiv"], "zone": "UTC"},
+        {"cron": evening.expressions[0], "zone": "America/New_York"},
+    ]
     assert arxiv["last_run"]["status"] == "ok" and arxiv["last_run"]["seen"] == 10
     assert arxiv["last_24h"] == {"runs": 1, "failed": 0, "seen": 10, "new_papers": 2, "new_versions": 0}
     assert arxiv["next_run"] is not None and arxiv["checkpoint"] == {"from": "2026-11-12"}
@@ -162,4 +173,69 @@ def test_a_disabled_failing_source_is_not_failing(client_api, db):
     src = source("hf_daily", "Hugging Face Daily Papers", enabled=False)
     run(src, started_at=timezone.now() - timedelta(hours=1), status=HarvestRun.Status.FAILED, error="boom")
     body = client_api.get("/api/v1/sources/").json()
-    assert body["any_failing"] is False and body["sources"][0]["next_run"] is None
+    by_slug = {item["slug"]: item for item in body["sources"]}
+    assert body["any_failing"] is False and by_slug["hf_daily"]["next_run"] is None
+
+
+def test_every_configured_source_is_listed_before_it_has_a_row_or_a_run(client_api, db, settings):
+    body = client_api.get("/api/v1/sources/").json()
+    by_slug = {item["slug"]: item for item in body["sources"]}
+    assert set(by_slug) == {"arxiv", "arxiv_rss", "hf_daily"} == set(configured_slugs())
+    feed = by_slug["arxiv_rss"]
+    assert feed["enabled"] and feed["last_run"] is None and feed["name"] == "arXiv announcements"
+    polls = settings.ZONED_HARVEST_SCHEDULES["harvest-arxiv_rss"][1]
+    assert [item["cron"] for item in feed["schedules"]] == list(polls.expressions)
+    assert {item["zone"] for item in feed["schedules"]} == {"America/New_York"}
+    assert datetime.fromisoformat(feed["next_run"]) == polls.next_run(timezone.now())
+    assert body["completeness"] == []
+
+
+def test_sources_carry_the_completeness_of_each_announcement_day(client_api, db):
+    today = timezone.now().astimezone(ARXIV_ZONE).date()
+    store(record("2611.00001"), record("2611.00002", versions=1), at=timezone.now())
+    factories.announcement(today, [("2611.00001", 1), ("2611.00002", 2), ("2611.00009", 1)])
+    factories.announcement(today - timedelta(days=1), [("2611.00001", 1)])
+    factories.announcement(today - timedelta(days=14), [("2611.00009", 1)])  # older than the 14 days
+
+    days = client_api.get("/api/v1/sources/").json()["completeness"]
+
+    assert days == [
+        {
+            "day": today.isoformat(),
+            "listed": 3,
+            "held": 1,
+            "missing": ["2611.00009"],
+            "behind": [{"arxiv_id": "2611.00002", "listed_version": 2, "held_version": 1}],
+            "complete": False,
+        },
+        {
+            "day": (today - timedelta(days=1)).isoformat(),
+            "listed": 1,
+            "held": 1,
+            "missing": [],
+            "behind": [],
+            "complete": True,
+        },
+    ]
+
+
+def test_stats_carry_the_announcement_freshness(client_api, day):
+    feed = source("arxiv_rss", "arXiv announcements")
+    run(feed, started_at=day - timedelta(minutes=10), finished_at=day - timedelta(minutes=9), status="empty")
+    factories.announcement(date(2026, 11, 12), [("2611.00001", 1)])
+
+    body = client_api.get("/api/v1/stats/").json()
+    freshness = body["freshness"]
+    start, end = (datetime.fromisoformat(body["window"][edge]) for edge in ("start", "end"))
+
+    assert freshness["last_arxiv_scan"] == iso(day - timedelta(minutes=9))  # the feed's check
+    assert freshness["last_announcement"] == "2026-11-12"
+    assert freshness["next_announcement"] == iso(next_expected_announcement(after=end))
+    assert freshness["announcement_in_window"] is (next_expected_announcement(after=start - TINY) <= end)
+
+
+@pytest.mark.parametrize(("end", "due"), [("2026-11-14T10:00:00", False), ("2026-11-17T10:00:00", True)])
+def test_a_past_window_says_whether_it_held_an_announcement(client_api, db, end, due):
+    # Saturday 10:00 Beijing: Thursday's announcement fell before; Tuesday 10:00: Monday's fell inside.
+    body = client_api.get("/api/v1/stats/", {"end": end}).json()
+    assert body["window"]["end_param"] == end and body["freshness"]["announcement_in_window"] is due
