@@ -6,10 +6,15 @@ they want, so under /api/ Accept-Language is honoured (Chinese otherwise)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
 from django.conf import settings
-from django.http import HttpRequest
+from django.http import HttpRequest, HttpResponse
 from django.middleware.locale import LocaleMiddleware
-from django.utils import translation
+from django.utils import timezone, translation
+
+from harvest.clock import display_zone, reading_in
 
 
 class ChineseFirstLocaleMiddleware(LocaleMiddleware):
@@ -21,3 +26,30 @@ class ChineseFirstLocaleMiddleware(LocaleMiddleware):
         language = chosen if chosen in dict(settings.LANGUAGES) else settings.LANGUAGE_CODE
         translation.activate(language)
         request.LANGUAGE_CODE = translation.get_language()
+
+
+class UserPreferencesMiddleware:
+    """A signed-in reader's own language and time zone, saved on their account,
+    for every page; everyone else keeps Chinese first and Beijing time. The API
+    keeps its own rule (Accept-Language, times in UTC)."""
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        user = getattr(request, "user", None)
+        if user is None or not user.is_authenticated or request.path_info.startswith("/api/"):
+            return self.get_response(request)
+        if user.language in dict(settings.LANGUAGES):
+            translation.activate(user.language)
+            request.LANGUAGE_CODE = user.language
+        try:
+            zone = ZoneInfo(user.time_zone)
+        except (ZoneInfoNotFoundError, ValueError):
+            zone = display_zone()
+        timezone.activate(zone)
+        try:
+            with reading_in(zone):
+                return self.get_response(request)
+        finally:
+            timezone.deactivate()

@@ -1,10 +1,15 @@
+from allauth.account.decorators import secure_admin_login
 from django.contrib import admin
 from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
 
+# The admin signs in through allauth's page, with its rate limits, not its own form.
+admin.site.login = secure_admin_login(admin.site.login)
+
 urlpatterns = [
     path("admin/", admin.site.urls),
     path("i18n/", include("django.conf.urls.i18n")),
+    path("accounts/", include("allauth.urls")),
     path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
     path("api/docs/", SpectacularSwaggerSplitView.as_view(url_name="schema"), name="swagger-ui"),
     path("api/v1/", include("portal.urls.api")),

@@ -13,19 +13,19 @@ from django.utils.html import format_html, format_html_join
 from django.utils.safestring import SafeString
 from django.utils.translation import gettext as _
 
+from harvest.clock import reader_zone, reader_zone_is_default
 from portal.stats.chart import DayPoint
-from portal.stats.windows import display_zone
 
 register = template.Library()
 
 
 @register.filter
 def bjt(value: datetime | None, precision: str = "minute") -> str:
-    """A UTC datetime as Beijing time, `2026-11-13 08:31`; `—` for none.
-    The template names the zone next to it."""
+    """A UTC datetime as Beijing time (or the signed-in reader's own zone),
+    `2026-11-13 08:31`; `—` for none. The template names the zone next to it."""
     if not value:
         return "—"
-    local = value.astimezone(display_zone())
+    local = value.astimezone(reader_zone())
     if precision == "date":
         return local.strftime("%Y-%m-%d")
     if precision == "second":
@@ -120,10 +120,19 @@ def day_chart(points: list[DayPoint]) -> SafeString:
 
 @register.filter
 def bjtz(value: datetime | None) -> str:
-    """Beijing time with the zone named: `2026-11-13 07:05(北京时间)`."""
+    """Beijing time with the zone named: `2026-11-13 07:05(北京时间)`; in a
+    reader's own zone, that zone's name instead."""
     if not value:
         return "—"
+    if not reader_zone_is_default():
+        return _("%(time)s (%(zone)s)") % {"time": bjt(value), "zone": reader_zone().key}
     return _("%(time)s (Beijing time)") % {"time": bjt(value)}
+
+
+@register.simple_tag
+def zone_label() -> str:
+    """The name of the zone bjt shows times in, for a template's own label."""
+    return _("(Beijing time)") if reader_zone_is_default() else _("(%(zone)s)") % {"zone": reader_zone().key}
 
 
 @register.filter
