@@ -13,10 +13,18 @@ from django.utils.html import format_html, format_html_join
 from django.utils.safestring import SafeString
 from django.utils.translation import gettext as _
 
-from harvest.clock import reader_zone, reader_zone_is_default
+from harvest.clock import display_zone, reader_zone, reader_zone_is_default
 from portal.stats.chart import DayPoint
 
 register = template.Library()
+
+
+def _format(local: datetime, precision: str) -> str:
+    if precision == "date":
+        return local.strftime("%Y-%m-%d")
+    if precision == "second":
+        return local.strftime("%Y-%m-%d %H:%M:%S")
+    return local.strftime("%Y-%m-%d %H:%M")
 
 
 @register.filter
@@ -25,12 +33,16 @@ def bjt(value: datetime | None, precision: str = "minute") -> str:
     `2026-11-13 08:31`; `—` for none. The template names the zone next to it."""
     if not value:
         return "—"
-    local = value.astimezone(reader_zone())
-    if precision == "date":
-        return local.strftime("%Y-%m-%d")
-    if precision == "second":
-        return local.strftime("%Y-%m-%d %H:%M:%S")
-    return local.strftime("%Y-%m-%d %H:%M")
+    return _format(value.astimezone(reader_zone()), precision)
+
+
+@register.filter
+def bjt_beijing(value: datetime | None, precision: str = "minute") -> str:
+    """Always Beijing time, for what is defined in Beijing days (the overview's
+    and briefings' windows), whose labels say so."""
+    if not value:
+        return "—"
+    return _format(value.astimezone(display_zone()), precision)
 
 
 @register.filter
@@ -125,14 +137,15 @@ def bjtz(value: datetime | None) -> str:
     if not value:
         return "—"
     if not reader_zone_is_default():
-        return _("%(time)s (%(zone)s)") % {"time": bjt(value), "zone": reader_zone().key}
+        # An IANA name reads the same in every language.
+        return f"{bjt(value)} ({reader_zone().key})"
     return _("%(time)s (Beijing time)") % {"time": bjt(value)}
 
 
 @register.simple_tag
 def zone_label() -> str:
     """The name of the zone bjt shows times in, for a template's own label."""
-    return _("(Beijing time)") if reader_zone_is_default() else _("(%(zone)s)") % {"zone": reader_zone().key}
+    return _("(Beijing time)") if reader_zone_is_default() else f"({reader_zone().key})"
 
 
 @register.filter
