@@ -2,7 +2,8 @@
 language switch's cookie) or Simplified Chinese, never a guess from the
 browser's Accept-Language, which for many Chinese researchers says English
 because of the operating system they happen to use. API clients state what
-they want, so under /api/ Accept-Language is honoured (Chinese otherwise)."""
+they want, so under /api/ Accept-Language is honoured (Chinese otherwise).
+A signed-in reader's saved language and time zone apply to their pages."""
 
 from __future__ import annotations
 
@@ -12,8 +13,10 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 from django.conf import settings
 from django.http import HttpRequest, HttpResponse
 from django.middleware.locale import LocaleMiddleware
+from django.urls import reverse
 from django.utils import timezone, translation
 
+from accounts.services import user_preferences_update
 from harvest.clock import display_zone, reading_in
 
 
@@ -50,6 +53,18 @@ class UserPreferencesMiddleware:
         timezone.activate(zone)
         try:
             with reading_in(zone):
-                return self.get_response(request)
+                response = self.get_response(request)
         finally:
             timezone.deactivate()
+        self._remember_switch(request, response)
+        return response
+
+    @staticmethod
+    def _remember_switch(request: HttpRequest, response: HttpResponse) -> None:
+        """The header's language switch, used while signed in, changes the saved
+        language too; otherwise the saved one would win on the next page."""
+        if request.method != "POST" or request.path_info != reverse("set_language"):
+            return
+        chosen = response.cookies.get(settings.LANGUAGE_COOKIE_NAME)
+        if chosen is not None and chosen.value in dict(settings.LANGUAGES) and chosen.value != request.user.language:
+            user_preferences_update(user=request.user, language=chosen.value, time_zone=request.user.time_zone)

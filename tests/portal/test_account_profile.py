@@ -48,9 +48,17 @@ def test_the_users_language_and_zone_apply_to_pages(user, browser):
     assert (user.language, user.time_zone) == ("en", "Europe/Berlin")
     page = browser.get("/papers/2611.00001/").content.decode()
     assert "2026-11-01 13:00 (Europe/Berlin)" in page and 'lang="en"' in page and "北京时间" not in page
-    # The reader's choice outlives the language switch's cookie.
+    # The saved choice outlives an old cookie of the language switch...
     browser.cookies["django_language"] = "zh-hans"
     assert 'lang="en"' in browser.get("/papers/2611.00001/").content.decode()
+    # ...and the switch, used while signed in, changes it.
+    browser.post("/i18n/setlang/", {"language": "zh-hans", "next": "/papers/2611.00001/"})
+    user.refresh_from_db()
+    assert (user.language, user.time_zone) == ("zh-hans", "Europe/Berlin")
+    assert "2026-11-01 13:00 (Europe/Berlin)" in browser.get("/papers/2611.00001/").content.decode()
+    browser.post("/i18n/setlang/", {"language": "xx"})
+    user.refresh_from_db()
+    assert user.language == "zh-hans"
     # Others still read Chinese in Beijing time.
     assert "2026-11-01 20:00(北京时间)" in Client().get("/papers/2611.00001/").content.decode()
 
