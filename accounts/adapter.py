@@ -125,5 +125,10 @@ class LoginForm(AllauthLoginForm):
     `username`, the name the sign-in form always had, so saved passwords and
     scripts keep working."""
 
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        # One field for both: password managers fill it as a username.
+        self.fields["login"].widget.attrs["autocomplete"] = "username"
+
     def add_prefix(self, field_name: str) -> str:
         return "username" if field_name == "login" else super().add_prefix(field_name)
