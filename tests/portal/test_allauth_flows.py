@@ -134,3 +134,27 @@ def test_email_verification_setting(settings, mailbox, verification, signed_in, 
     assert ("_auth_user_id" in client.session) is signed_in
     assert len(mailbox.to("ada@example.org")) == mails
     assert (client.get("/me/").status_code == 200) is signed_in
+
+
+def test_changing_the_email_address_by_the_mailed_link(mailbox):
+    user = User.objects.create_user("ada", email="ada@example.org", password=PASSWORD)
+    EmailAddress.objects.create(user=user, email="ada@example.org", verified=True, primary=True)
+    client, _response = sign_in("ada")
+    page = client.get("/accounts/email/").content.decode()
+    assert "ada@example.org" in page
+
+    response = client.post("/accounts/email/", {"email": "lovelace@example.org", "action_add": ""})
+    assert response.status_code == 302
+    assert "lovelace@example.org" in client.get("/accounts/email/").content.decode()
+    user.refresh_from_db()
+    assert user.email == "ada@example.org"  # unchanged until the new address is confirmed
+
+    link = on_site(mailbox.link("lovelace@example.org", r"https?://\S+/accounts/confirm-email/\S+/"))
+    assert client.post(link).status_code == 302
+    user.refresh_from_db()
+    assert user.email == "lovelace@example.org"
+    assert list(EmailAddress.objects.filter(user=user).values_list("email", "verified", "primary")) == [
+        ("lovelace@example.org", True, True)
+    ]
+    assert sign_in("lovelace@example.org")[1]["Location"] == "/me/"
+    assert sign_in("ada@example.org")[1].status_code == 200
