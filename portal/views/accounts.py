@@ -7,6 +7,7 @@ it (marked no-store), and never again."""
 
 from __future__ import annotations
 
+from allauth.account.adapter import get_adapter
 from django import forms
 from django.contrib import messages
 from django.contrib.auth import logout
@@ -67,7 +68,9 @@ class DeleteAccountForm(forms.Form):
 
     def clean_password(self) -> str:
         password = self.cleaned_data["password"]
-        if not self.user.check_password(password):
+        # allauth's check counts failures like sign-in does, so a borrowed
+        # session cannot guess the password here either.
+        if not get_adapter().reauthenticate(self.user, password):
             raise forms.ValidationError(_("The password is not correct."))
         return password
 

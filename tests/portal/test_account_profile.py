@@ -115,6 +115,14 @@ def test_deleting_the_account_removes_everything_it_owns(user, browser):
     assert Client().get("/me/")["Location"].startswith("/login/")
 
 
+def test_guessing_the_password_on_the_deletion_page_is_rate_limited(settings, user, browser):
+    settings.ACCOUNT_RATE_LIMITS = {**settings.ACCOUNT_RATE_LIMITS, "login_failed": "10/900s/ip,3/900s/key"}
+    for _ in range(3):
+        assert browser.post("/me/delete/", {"password": "guess"}).status_code == 400
+    assert browser.post("/me/delete/", {"password": PASSWORD}).status_code == 429
+    assert User.objects.filter(pk=user.pk).exists()
+
+
 def test_deleting_needs_a_post_with_csrf(user):
     client = Client(enforce_csrf_checks=True)
     client.force_login(user)
