@@ -23,6 +23,8 @@ from django.core.cache import cache
 from django.core.exceptions import ValidationError
 from django.http import HttpRequest
 
+# allauth.core.internal.ratelimit (of the pinned version) names the cache keys
+# and windows that Retry-After and forgetting a login's failures need.
 _APP = "allauth.account"
 _LOGIN_FAILED = "login_failed"
 
