@@ -22,6 +22,7 @@ from django.conf import settings
 from django.core.cache import cache
 from django.core.exceptions import ValidationError
 from django.http import HttpRequest
+from django.utils.translation import gettext_lazy
 
 # allauth.core.internal.ratelimit (of the pinned version) names the cache keys
 # and windows that Retry-After and forgetting a login's failures need.
@@ -131,6 +132,7 @@ class LoginForm(AllauthLoginForm):
         super().__init__(*args, **kwargs)
         # One field for both: password managers fill it as a username.
         self.fields["login"].widget.attrs["autocomplete"] = "username"
+        self.fields["login"].label = gettext_lazy("Username or email")
 
     def add_prefix(self, field_name: str) -> str:
         return "username" if field_name == "login" else super().add_prefix(field_name)
