@@ -1,12 +1,38 @@
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError, available_timezones
+
 from django.conf import settings
 from django.contrib.auth.models import AbstractUser
+from django.core.exceptions import ValidationError
 from django.db import models
 from django.utils import timezone
+
+DEFAULT_LANGUAGE = "zh-hans"
+DEFAULT_TIME_ZONE = "Asia/Shanghai"
+
+
+def validate_time_zone(value: str) -> None:
+    """An IANA zone name that zoneinfo knows, such as Europe/Berlin."""
+    try:
+        ZoneInfo(value)
+    except (ZoneInfoNotFoundError, ValueError):
+        raise ValidationError("%(value)s is not a time zone name", params={"value": value}, code="time_zone") from None
+
+
+def time_zone_choices() -> list[tuple[str, str]]:
+    return [(name, name) for name in sorted(available_timezones())]
 
 
 class User(AbstractUser):
     """PaperTrail's user: Django's user, owned by this project so that fields
-    can be added without a swap later."""
+    can be added without a swap later. `language` and `time_zone` are applied
+    to every page the user sees while signed in."""
+
+    class Language(models.TextChoices):
+        ZH_HANS = "zh-hans", "简体中文"
+        EN = "en", "English"
+
+    language = models.CharField(max_length=8, choices=Language.choices, default=DEFAULT_LANGUAGE)
+    time_zone = models.CharField(max_length=64, default=DEFAULT_TIME_ZONE, validators=[validate_time_zone])
 
 
 class ApiToken(models.Model):

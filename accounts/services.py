@@ -1,4 +1,4 @@
-"""Writes for accounts: API tokens."""
+"""Writes for accounts: API tokens, preferences, deleting an account."""
 
 from __future__ import annotations
 
@@ -33,3 +33,21 @@ def api_token_revoke(*, user: User, token_id: int) -> bool:
     return (
         ApiToken.objects.filter(pk=token_id, user=user, revoked_at__isnull=True).update(revoked_at=timezone.now()) == 1
     )
+
+
+@transaction.atomic
+def user_preferences_update(*, user: User, language: str, time_zone: str) -> User:
+    """Save the language and time zone pages are shown in for this user."""
+    user.language = language
+    user.time_zone = time_zone
+    user.full_clean(validate_unique=False, exclude=["password", "username", "email"])
+    user.save(update_fields=["language", "time_zone"])
+    return user
+
+
+@transaction.atomic
+def user_delete(*, user: User) -> None:
+    """Delete the account and everything it owns: tokens, follows, exclusions
+    and the trail go with the user row (their foreign keys cascade), and so do
+    its email addresses and confirmations."""
+    User.objects.filter(pk=user.pk).delete()

@@ -7,6 +7,7 @@ from urllib.parse import quote
 import pytest
 
 from tests.replay_server import ReplayServer
+from tests.smtp_server import Inbox, SmtpServer
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
 
@@ -17,6 +18,24 @@ def replay_server() -> Iterator[ReplayServer]:
     server = ReplayServer().start()
     try:
         yield server
+    finally:
+        server.stop()
+
+
+@pytest.fixture
+def mailbox(settings) -> Iterator[Inbox]:
+    """A real SMTP server on a free local port, and Django's SMTP backend
+    pointed at it: mails go over the wire and land in the returned inbox."""
+    server = SmtpServer().start()
+    settings.EMAIL_BACKEND = "django.core.mail.backends.smtp.EmailBackend"
+    settings.EMAIL_HOST = "127.0.0.1"
+    settings.EMAIL_PORT = server.port
+    settings.EMAIL_HOST_USER = ""
+    settings.EMAIL_HOST_PASSWORD = ""
+    settings.EMAIL_USE_TLS = False
+    settings.EMAIL_USE_SSL = False
+    try:
+        yield server.inbox
     finally:
         server.stop()
 

@@ -4,11 +4,12 @@ whether summaries are configured, and times in Beijing time."""
 from __future__ import annotations
 
 from datetime import datetime
-from zoneinfo import ZoneInfo
 
 from django import template
 from django.conf import settings
 from django.utils import translation
+
+from harvest.clock import reader_zone, reader_zone_is_default
 
 register = template.Library()
 
@@ -65,8 +66,12 @@ def llm_configured() -> bool:
 
 @register.filter
 def beijing(value: datetime | None) -> str:
-    """A stored UTC time as Beijing time with the zone named."""
+    """A stored UTC time as Beijing time with the zone named (or in the
+    signed-in reader's own zone, named by its IANA name)."""
     if value is None:
         return ""
-    local = value.astimezone(ZoneInfo(settings.DISPLAY_TIME_ZONE))
-    return local.strftime("%Y-%m-%d %H:%M") + (" (北京时间)" if _language() == "zh" else " (Beijing time)")
+    zone = reader_zone()
+    local = value.astimezone(zone).strftime("%Y-%m-%d %H:%M")
+    if not reader_zone_is_default():
+        return f"{local} ({zone.key})"
+    return local + (" (北京时间)" if _language() == "zh" else " (Beijing time)")

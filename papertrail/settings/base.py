@@ -46,6 +46,9 @@ INSTALLED_APPS = [
     "drf_spectacular",
     # Swagger UI and ReDoc assets, served as this project's own static files.
     "drf_spectacular_sidecar",
+    # Sign-up, sign-in, email verification and password reset (settings/accounts.py).
+    "allauth",
+    "allauth.account",
     # The apps, in the one direction they may import in (tests/papertrail/test_dependencies.py).
     "harvest",
     "digests",
@@ -64,6 +67,9 @@ MIDDLEWARE = [
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
+    # After authentication: the signed-in user's language and time zone.
+    "papertrail.middleware.UserPreferencesMiddleware",
+    "allauth.account.middleware.AccountMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
 ]
@@ -82,6 +88,7 @@ TEMPLATES = [
                 "django.template.context_processors.i18n",
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
+                "papertrail.context_processors.accounts",
             ],
         },
     },

@@ -5,12 +5,14 @@ beat): every topic module, read in this order, each setting defined once.
 - sources: source endpoints, arXiv's politeness, what counts as AI-related;
 - llm: AI guided readings;
 - api: the REST framework and the schema;
-- security: transport rules and sign-in;
+- security: transport rules and error reports;
+- accounts: sign-up and sign-in (django-allauth), their rate limits, mail;
 - celery: the broker, task defaults and the whole beat schedule.
 
 Every value that comes from the environment is read through settings/env.py.
 """
 
+from papertrail.settings.accounts import *  # noqa: F403
 from papertrail.settings.api import *  # noqa: F403
 from papertrail.settings.base import *  # noqa: F403
 from papertrail.settings.celery import *  # noqa: F403

@@ -1,5 +1,6 @@
-"""Security: transport rules (production defaults; DEBUG relaxes them), sign-in
-and its throttle, and error reports that hide credentials."""
+"""Security: transport rules (production defaults; DEBUG relaxes them) and
+error reports that hide credentials. Sign-in and its rate limits are in
+settings/accounts.py."""
 
 from __future__ import annotations
 
@@ -21,13 +22,6 @@ if not DEBUG:
     SECURE_HSTS_INCLUDE_SUBDOMAINS = True
     SECURE_HSTS_PRELOAD = True
 
-LOGIN_URL = "accounts:login"
-LOGIN_REDIRECT_URL = "accounts:me"
-LOGOUT_REDIRECT_URL = "/"
-# Sign-in attempts: after this many failures from one address or against one
-# username within the window (seconds), sign-in is refused with 429 until it ends.
-LOGIN_ATTEMPTS_LIMIT = env_int("PAPERTRAIL_LOGIN_ATTEMPTS_LIMIT", 5, minimum=1)
-LOGIN_ATTEMPTS_WINDOW = env_int("PAPERTRAIL_LOGIN_ATTEMPTS_WINDOW", 900, minimum=1)
 # Error reports hide the Authorization header (API tokens) as well as secrets.
 DEFAULT_EXCEPTION_REPORTER_FILTER = "accounts.reporting.CredentialSafeReporterFilter"
 

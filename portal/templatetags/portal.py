@@ -16,24 +16,36 @@ from django.utils.safestring import SafeString
 from django.utils.translation import gettext as _
 
 from accounts.selectors import trail_unread_total
+from harvest.clock import display_zone, reader_zone, reader_zone_is_default
 from portal.stats.chart import DayPoint
-from portal.stats.windows import display_zone
 
 register = template.Library()
 
 
-@register.filter
-def bjt(value: datetime | None, precision: str = "minute") -> str:
-    """A UTC datetime as Beijing time, `2026-11-13 08:31`; `—` for none.
-    The template names the zone next to it."""
-    if not value:
-        return "—"
-    local = value.astimezone(display_zone())
+def _format(local: datetime, precision: str) -> str:
     if precision == "date":
         return local.strftime("%Y-%m-%d")
     if precision == "second":
         return local.strftime("%Y-%m-%d %H:%M:%S")
     return local.strftime("%Y-%m-%d %H:%M")
+
+
+@register.filter
+def bjt(value: datetime | None, precision: str = "minute") -> str:
+    """A UTC datetime as Beijing time (or the signed-in reader's own zone),
+    `2026-11-13 08:31`; `—` for none. The template names the zone next to it."""
+    if not value:
+        return "—"
+    return _format(value.astimezone(reader_zone()), precision)
+
+
+@register.filter
+def bjt_beijing(value: datetime | None, precision: str = "minute") -> str:
+    """Always Beijing time, for what is defined in Beijing days (the overview's
+    and briefings' windows), whose labels say so."""
+    if not value:
+        return "—"
+    return _format(value.astimezone(display_zone()), precision)
 
 
 @register.filter
@@ -123,10 +135,20 @@ def day_chart(points: list[DayPoint]) -> SafeString:
 
 @register.filter
 def bjtz(value: datetime | None) -> str:
-    """Beijing time with the zone named: `2026-11-13 07:05(北京时间)`."""
+    """Beijing time with the zone named: `2026-11-13 07:05(北京时间)`; in a
+    reader's own zone, that zone's name instead."""
     if not value:
         return "—"
+    if not reader_zone_is_default():
+        # An IANA name reads the same in every language.
+        return f"{bjt(value)} ({reader_zone().key})"
     return _("%(time)s (Beijing time)") % {"time": bjt(value)}
+
+
+@register.simple_tag
+def zone_label() -> str:
+    """The name of the zone bjt shows times in, for a template's own label."""
+    return _("(Beijing time)") if reader_zone_is_default() else f"({reader_zone().key})"
 
 
 @register.filter

@@ -1,4 +1,5 @@
-"""Sign-in, sign-out and the profile page. Included at the site root."""
+"""The old sign-in and sign-out addresses (leading to allauth's pages) and the
+profile page. Included at the site root."""
 
 from django.urls import path
 
@@ -6,9 +7,11 @@ from portal.views import accounts as views
 
 app_name = "accounts"
 urlpatterns = [
-    path("login/", views.LoginView.as_view(), name="login"),
-    path("logout/", views.LogoutView.as_view(), name="logout"),
+    path("login/", views.login_redirect, name="login"),
+    path("logout/", views.logout_redirect, name="logout"),
     path("me/", views.me, name="me"),
+    path("me/preferences/", views.preferences_update, name="preferences"),
+    path("me/delete/", views.account_delete, name="delete"),
     path("me/tokens/", views.token_create, name="token_create"),
     path("me/tokens/<int:token_id>/revoke/", views.token_revoke, name="token_revoke"),
 ]

@@ -1,55 +1,78 @@
-"""Sign-in, sign-out and the profile page /me/, where a signed-in user creates,
-lists and revokes API tokens. A new token's secret is shown once, in the
-response to the POST that created it (marked no-store), and never again."""
+"""The profile page /me/, where a signed-in user sets their language and time
+zone, creates, lists and revokes API tokens, and deletes the account; and the
+old /login/ and /logout/ addresses, which lead to allauth's pages (sign-up,
+sign-in, verification and reset live in django-allauth under /accounts/).
+A new token's secret is shown once, in the response to the POST that created
+it (marked no-store), and never again."""
 
 from __future__ import annotations
 
+from allauth.account.adapter import get_adapter
 from django import forms
-from django.conf import settings
 from django.contrib import messages
-from django.contrib.auth import views as auth_views
+from django.contrib.auth import logout
 from django.contrib.auth.decorators import login_required
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.utils import translation
 from django.utils.cache import add_never_cache_headers
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 from django.views.decorators.http import require_http_methods, require_POST
 
-from accounts import throttling
-from accounts.models import ApiToken
-from accounts.services import TokenLimitReached, api_token_create, api_token_revoke
+from accounts.models import ApiToken, User, time_zone_choices
+from accounts.services import (
+    TokenLimitReached,
+    api_token_create,
+    api_token_revoke,
+    user_delete,
+    user_preferences_update,
+)
 
 
-class LoginView(auth_views.LoginView):
-    template_name = "accounts/login.html"
-    redirect_authenticated_user = True
+def _redirect_keeping_method(url_name: str):
+    """307 keeps the method and body, so an old sign-in or sign-out form that
+    posts here still reaches allauth's page (with its CSRF token)."""
 
-    def post(self, request, *args, **kwargs):
-        username = request.POST.get("username", "")[:150]
-        wait = throttling.retry_after(request, username)
-        if wait is not None:
-            return self._throttled(wait)
-        return super().post(request, *args, **kwargs)
-
-    def form_invalid(self, form):
-        username = self.request.POST.get("username", "")[:150]
-        throttling.record_failure(self.request, username)
-        return super().form_invalid(form)
-
-    def form_valid(self, form):
-        throttling.clear_failures(self.request, form.get_user().get_username())
-        return super().form_valid(form)
-
-    def _throttled(self, wait: int) -> HttpResponse:
-        message = _("Too many failed sign-in attempts. Try again in %(seconds)d seconds.") % {"seconds": wait}
-        response = render(self.request, self.template_name, {"form": self.get_form(), "throttled": message}, status=429)
-        response["Retry-After"] = str(wait)
+    def view(request: HttpRequest) -> HttpResponse:
+        url = reverse(url_name)
+        if request.META.get("QUERY_STRING"):
+            url = f"{url}?{request.META['QUERY_STRING']}"
+        response = HttpResponseRedirect(url)
+        response.status_code = 307
         return response
 
+    return view
 
-class LogoutView(auth_views.LogoutView):
-    """POST only (Django's rule): a link cannot sign anyone out."""
+
+login_redirect = _redirect_keeping_method("account_login")
+logout_redirect = _redirect_keeping_method("account_logout")
+
+
+class PreferencesForm(forms.ModelForm):
+    time_zone = forms.TypedChoiceField(label=gettext_lazy("Time zone"), choices=time_zone_choices)
+
+    class Meta:
+        model = User
+        fields = ["language", "time_zone"]
+        labels = {"language": gettext_lazy("Language")}
+
+
+class DeleteAccountForm(forms.Form):
+    password = forms.CharField(label=gettext_lazy("Password"), widget=forms.PasswordInput)
+
+    def __init__(self, *args, user: User, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self.user = user
+
+    def clean_password(self) -> str:
+        password = self.cleaned_data["password"]
+        # allauth's check counts failures like sign-in does, so a borrowed
+        # session cannot guess the password here either.
+        if not get_adapter().reauthenticate(self.user, password):
+            raise forms.ValidationError(_("The password is not correct."))
+        return password
 
 
 class TokenCreateForm(forms.Form):
@@ -60,9 +83,22 @@ class TokenCreateForm(forms.Form):
     )
 
 
-def _profile(request: HttpRequest, *, form: TokenCreateForm, secret: str | None = None, status: int = 200):
+def _profile(
+    request: HttpRequest,
+    *,
+    form: TokenCreateForm | None = None,
+    preferences: PreferencesForm | None = None,
+    secret: str | None = None,
+    status: int = 200,
+):
     tokens = ApiToken.objects.filter(user=request.user).order_by("revoked_at", "-created_at", "-id")
-    context = {"form": form, "tokens": tokens, "new_secret": secret, "display_zone": settings.DISPLAY_TIME_ZONE}
+    context = {
+        "form": form or TokenCreateForm(),
+        "preferences": preferences or PreferencesForm(instance=request.user),
+        "tokens": tokens,
+        "new_secret": secret,
+        "display_zone": request.user.time_zone,
+    }
     response = render(request, "accounts/me.html", context, status=status)
     add_never_cache_headers(response)
     return response
@@ -71,7 +107,41 @@ def _profile(request: HttpRequest, *, form: TokenCreateForm, secret: str | None 
 @login_required
 @require_http_methods(["GET", "HEAD"])
 def me(request: HttpRequest) -> HttpResponse:
-    return _profile(request, form=TokenCreateForm())
+    return _profile(request)
+
+
+@login_required
+@require_POST
+def preferences_update(request: HttpRequest) -> HttpResponse:
+    form = PreferencesForm(request.POST, instance=User.objects.get(pk=request.user.pk))
+    if not form.is_valid():
+        return _profile(request, preferences=form, status=400)
+    user_preferences_update(
+        user=request.user, language=form.cleaned_data["language"], time_zone=form.cleaned_data["time_zone"]
+    )
+    translation.activate(request.user.language)
+    messages.success(request, _("Preferences saved."))
+    return redirect("accounts:me")
+
+
+@login_required
+@require_http_methods(["GET", "HEAD", "POST"])
+def account_delete(request: HttpRequest) -> HttpResponse:
+    """Deleting the account asks for the password again: a borrowed session
+    alone cannot destroy someone's follows and trail."""
+    form = DeleteAccountForm(request.POST or None, user=request.user)
+    if request.method == "POST":
+        if form.is_valid():
+            user = request.user
+            logout(request)
+            user_delete(user=user)
+            messages.success(request, _("Your account and everything in it have been deleted."))
+            return redirect("/")
+        response = render(request, "accounts/delete.html", {"form": form}, status=400)
+    else:
+        response = render(request, "accounts/delete.html", {"form": form})
+    add_never_cache_headers(response)
+    return response
 
 
 @login_required
@@ -86,7 +156,7 @@ def token_create(request: HttpRequest) -> HttpResponse:
         form.add_error(None, str(exc))
         return _profile(request, form=form, status=400)
     messages.success(request, _("Token “%(name)s” created.") % {"name": token.name})
-    return _profile(request, form=TokenCreateForm(), secret=secret)
+    return _profile(request, secret=secret)
 
 
 @login_required

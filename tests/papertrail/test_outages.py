@@ -15,6 +15,7 @@ from collections.abc import Iterator
 import pytest
 import requests
 from django.core.cache import cache
+from django.urls import reverse
 
 from accounts.models import User
 from tests.conftest import PROJECT_ROOT
@@ -84,7 +85,7 @@ def test_with_redis_stopped_pages_api_and_sign_in_still_answer(client, site_on_o
     for path in ("/", "/papers/", "/sources/", "/api/v1/stats/"):
         assert client.get(path).status_code == 200, path
     assert "Redis unreachable" in caplog.text
-    signed_in = client.post("/login/", {"username": "ada", "password": "correct horse battery staple"})
+    signed_in = client.post(reverse("account_login"), {"username": "ada", "password": "correct horse battery staple"})
     assert signed_in.status_code in (302, 303) and "_auth_user_id" in client.session
 
 

@@ -54,9 +54,60 @@ def test_debug_is_off_and_a_secret_is_required_unless_debug_is_asked_for():
         ("DATABASE_URL", "mysql://x@y/z", "only PostgreSQL and SQLite are supported"),
         ("PAPERTRAIL_CRON_ARXIV", "every hour", "is not a five-field cron expression"),
         ("PAPERTRAIL_ARXIV_HOLIDAYS", "2026-12-24,Christmas", "PAPERTRAIL_ARXIV_HOLIDAYS: 'Christmas' is not a date"),
+        ("EMAIL_URL", "pigeon://loft", "EMAIL_URL is not a mail URL"),
+        ("EMAIL_URL", "smtp://user:pass@:25", "EMAIL_URL names no host"),
+        ("PAPERTRAIL_ACCOUNT_EMAIL_VERIFICATION", "sometimes", "PAPERTRAIL_ACCOUNT_EMAIL_VERIFICATION='sometimes'"),
+        ("PAPERTRAIL_SITE_URL", "papertrail.example.org", "PAPERTRAIL_SITE_URL='papertrail.example.org' is not a URL"),
+        ("PAPERTRAIL_SIGNUP_OPEN", "perhaps", "PAPERTRAIL_SIGNUP_OPEN='perhaps' is not a boolean"),
     ],
 )
 def test_bad_values_fail_loudly_at_start(name, value, message):
     finished = manage("check", env={**PRODUCTION, name: value})
     assert finished.returncode != 0
     assert message in finished.stderr
+
+
+MAIL_SETTINGS = (
+    "from django.conf import settings as s; "
+    "print(s.EMAIL_BACKEND, s.EMAIL_HOST, s.EMAIL_PORT, s.EMAIL_HOST_USER, s.EMAIL_HOST_PASSWORD, "
+    "s.EMAIL_USE_TLS, s.EMAIL_USE_SSL, s.DEFAULT_FROM_EMAIL, sep='|')"
+)
+
+
+@pytest.mark.parametrize(
+    "url, expected",
+    [
+        (
+            "smtp://mailer:se%2Fcret@mail.example.org:25",
+            "smtp.EmailBackend|mail.example.org|25|mailer|se/cret|False|False",
+        ),
+        ("smtp+tls://mailer:pw@mail.example.org:587", "smtp.EmailBackend|mail.example.org|587|mailer|pw|True|False"),
+        ("smtp+ssl://mailer:pw@mail.example.org:465", "smtp.EmailBackend|mail.example.org|465|mailer|pw|False|True"),
+        ("consolemail://", "console.EmailBackend|localhost|25|||False|False"),
+    ],
+)
+def test_mail_comes_from_email_url(url, expected):
+    finished = manage(
+        "shell",
+        "--no-imports",
+        "-c",
+        MAIL_SETTINGS,
+        env={**PRODUCTION, "EMAIL_URL": url, "DEFAULT_FROM_EMAIL": "研踪 <a@b.org>"},
+    )
+    assert finished.returncode == 0, finished.stderr
+    assert finished.stdout.strip() == f"django.core.mail.backends.{expected}|研踪 <a@b.org>"
+
+
+def test_without_email_url_mail_is_written_to_files_under_var():
+    finished = manage(
+        "shell",
+        "--no-imports",
+        "-c",
+        "from django.conf import settings as s; print(s.EMAIL_BACKEND, s.EMAIL_FILE_PATH)",
+        env=PRODUCTION,
+    )
+    assert finished.returncode == 0, finished.stderr
+    assert finished.stdout.split() == [
+        "django.core.mail.backends.filebased.EmailBackend",
+        "/tmp/papertrail-settings-test/mail",
+    ]

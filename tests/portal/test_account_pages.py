@@ -1,5 +1,5 @@
-"""Sign-in with throttled attempts, and the profile page where tokens are
-created (secret shown once), listed and revoked."""
+"""Sign-in (allauth's page) with throttled attempts, and the profile page where
+tokens are created (secret shown once), listed and revoked."""
 
 from __future__ import annotations
 
@@ -18,7 +18,7 @@ PASSWORD = "correct horse battery staple"
 
 @pytest.fixture(autouse=True)
 def site(settings):
-    settings.LOGIN_ATTEMPTS_LIMIT = 3
+    settings.ACCOUNT_RATE_LIMITS = {**settings.ACCOUNT_RATE_LIMITS, "login_failed": "3/900s/ip,3/900s/key"}
     cache.clear()
     yield
     cache.clear()
@@ -38,38 +38,38 @@ def browser(user) -> Client:
 
 def test_sign_in_and_out(user):
     client = Client()
-    response = client.post("/login/", {"username": "ada", "password": PASSWORD})
+    response = client.post("/accounts/login/", {"username": "ada", "password": PASSWORD})
     assert response.status_code == 302 and response["Location"] == "/me/"
     assert client.get("/me/").status_code == 200
-    assert client.post("/logout/").status_code == 302
+    assert client.post("/accounts/logout/").status_code == 302
     assert client.get("/me/")["Location"].startswith("/login/")
 
 
 def test_failed_sign_ins_are_throttled_with_retry_after(user):
     client = Client()
     for _ in range(3):
-        assert client.post("/login/", {"username": "ada", "password": "wrong"}).status_code == 200
-    response = client.post("/login/", {"username": "ada", "password": PASSWORD})
+        assert client.post("/accounts/login/", {"username": "ada", "password": "wrong"}).status_code == 200
+    response = client.post("/accounts/login/", {"username": "ada", "password": PASSWORD})
     assert response.status_code == 429 and 0 < int(response["Retry-After"]) <= 900
     assert "_auth_user_id" not in client.session  # even the right password waits
 
 
 def test_throttling_is_per_username_across_addresses(user):
     for n in range(3):
-        Client(REMOTE_ADDR=f"10.0.0.{n}").post("/login/", {"username": "ADA", "password": "wrong"})
-    response = Client(REMOTE_ADDR="10.0.0.9").post("/login/", {"username": "ada", "password": PASSWORD})
+        Client(REMOTE_ADDR=f"10.0.0.{n}").post("/accounts/login/", {"username": "ADA", "password": "wrong"})
+    response = Client(REMOTE_ADDR="10.0.0.9").post("/accounts/login/", {"username": "ada", "password": PASSWORD})
     assert response.status_code == 429
 
 
 def test_a_successful_sign_in_clears_the_username_failures(user):
     client = Client()
     for _ in range(2):
-        client.post("/login/", {"username": "ada", "password": "wrong"})
-    assert client.post("/login/", {"username": "ada", "password": PASSWORD}).status_code == 302
+        client.post("/accounts/login/", {"username": "ada", "password": "wrong"})
+    assert client.post("/accounts/login/", {"username": "ada", "password": PASSWORD}).status_code == 302
     other = Client(REMOTE_ADDR="10.0.0.5")
     for _ in range(2):
-        other.post("/login/", {"username": "ada", "password": "wrong"})
-    assert other.post("/login/", {"username": "ada", "password": PASSWORD}).status_code == 302
+        other.post("/accounts/login/", {"username": "ada", "password": "wrong"})
+    assert other.post("/accounts/login/", {"username": "ada", "password": PASSWORD}).status_code == 302
 
 
 def test_the_profile_needs_a_signed_in_user(db):
@@ -119,5 +119,5 @@ def test_token_forms_need_csrf(user):
 
 
 def test_the_login_page_renders(db):
-    response = Client().get("/login/")
+    response = Client().get("/login/", follow=True)
     assert response.status_code == 200 and 'name="username"' in response.content.decode()

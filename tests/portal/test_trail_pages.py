@@ -193,12 +193,13 @@ def test_the_overview_is_the_same_for_everyone_and_loads_the_strip(client, trail
         assert '<span id="nav-trail"></span>' in html and "3 条未读" not in html
 
 
-def test_the_navigation_and_profile_link_to_the_trail(client, trail):
+def test_the_navigation_and_profile_link_to_the_trail(client, trail, reader):
     assert 'id="nav-trail" href="/trail/">足迹 <span class="nav-count"' in client.get("/papers/").content.decode()
     assert "nav-trail" not in Client().get("/papers/").content.decode()
     me = client.get("/me/").content.decode()
     assert 'href="/follows/">我的关注</a>' in me and 'href="/trail/">我的足迹</a>' in me
-    client.cookies["django_language"] = "en"
+    # A signed-in reader's pages are in the language saved with the account.
+    User.objects.filter(pk=reader.pk).update(language="en")
     english = client.get("/trail/").content.decode()
     assert "Revision · v2" in english and "Mark all as read up to here" in english and ">Trail <span" in english
 

@@ -15,7 +15,7 @@ from django.utils import timezone
 from accounts.follows import follow_create
 from accounts.models import User
 from tests import factories as f
-from tests.portal.browser.conftest import browser_page, screenshot
+from tests.portal.browser.conftest import browser_page, in_thread, screenshot
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -78,6 +78,8 @@ def save_follow(page, texts, name: str) -> None:
 def test_a_researcher_follows_reads_the_trail_and_sees_the_strip(live_server, session_cookie, language):
     texts = TEXTS[language]
     base = live_server.url
+    # A signed-in reader's pages are in the language saved with the account.
+    in_thread(lambda: User.objects.filter(username="researcher").update(language=language))
     with browser_page() as (page, watch):
         page.context.add_cookies(
             [

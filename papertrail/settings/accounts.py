@@ -1,0 +1,94 @@
+"""Accounts: django-allauth (sign-up, sign-in by email or username, email
+verification, password reset, email change), its rate limits, the site's
+absolute address for links in mails, and outgoing mail."""
+
+from __future__ import annotations
+
+import environ
+from django.core.exceptions import ImproperlyConfigured
+
+from papertrail.settings.base import VAR_DIR
+from papertrail.settings.env import env_bool, env_int, env_str, env_url
+
+# The apps and middleware are in base.py with every other app and middleware.
+AUTHENTICATION_BACKENDS = [
+    "django.contrib.auth.backends.ModelBackend",
+    "allauth.account.auth_backends.AuthenticationBackend",
+]
+
+# /login/ and /logout/ redirect to allauth's pages, so links and bookmarks keep working.
+LOGIN_URL = "accounts:login"
+LOGIN_REDIRECT_URL = "accounts:me"
+LOGOUT_REDIRECT_URL = "/"
+
+# --- The site's address ---------------------------------------------------
+# Links in mails (verification, password reset) are built on this, never on
+# the Host header of whoever asked for the mail.
+SITE_URL = env_url("PAPERTRAIL_SITE_URL", "http://127.0.0.1:8000").rstrip("/")
+SITE_NAME = "研踪 PaperTrail"
+
+# --- allauth ----------------------------------------------------------------
+ACCOUNT_ADAPTER = "accounts.adapter.AccountAdapter"
+ACCOUNT_FORMS = {"login": "accounts.adapter.LoginForm"}
+ACCOUNT_LOGIN_METHODS = {"email", "username"}
+ACCOUNT_SIGNUP_FIELDS = ["email*", "username*", "password1*", "password2*"]
+ACCOUNT_UNIQUE_EMAIL = True
+_VERIFICATION = env_str("PAPERTRAIL_ACCOUNT_EMAIL_VERIFICATION", "mandatory")
+if _VERIFICATION not in ("mandatory", "optional", "none"):
+    raise ImproperlyConfigured(
+        f"PAPERTRAIL_ACCOUNT_EMAIL_VERIFICATION={_VERIFICATION!r} is not one of mandatory, optional, none"
+    )
+ACCOUNT_EMAIL_VERIFICATION = _VERIFICATION
+ACCOUNT_CONFIRM_EMAIL_ON_GET = False
+ACCOUNT_LOGIN_ON_EMAIL_CONFIRMATION = False
+ACCOUNT_LOGIN_ON_PASSWORD_RESET = False
+ACCOUNT_CHANGE_EMAIL = True
+ACCOUNT_LOGOUT_ON_GET = False
+ACCOUNT_LOGOUT_ON_PASSWORD_CHANGE = False
+ACCOUNT_SESSION_REMEMBER = None
+ACCOUNT_EMAIL_SUBJECT_PREFIX = f"[{SITE_NAME}] "
+ACCOUNT_DEFAULT_HTTP_PROTOCOL = "https" if SITE_URL.startswith("https:") else "http"
+# Registration can be closed: existing accounts still sign in.
+SIGNUP_OPEN = env_bool("PAPERTRAIL_SIGNUP_OPEN", True)
+
+# Failed sign-ins: after this many from one address, or against one login
+# (username or email), within the window (seconds), sign-in answers 429 with
+# Retry-After until the oldest failure leaves the window.
+_ATTEMPTS = env_int("PAPERTRAIL_LOGIN_ATTEMPTS_LIMIT", 5, minimum=1)
+_WINDOW = env_int("PAPERTRAIL_LOGIN_ATTEMPTS_WINDOW", 900, minimum=1)
+ACCOUNT_RATE_LIMITS = {
+    "login_failed": f"{_ATTEMPTS}/{_WINDOW}s/ip,{_ATTEMPTS}/{_WINDOW}s/key",
+    "login": "30/m/ip",
+    "signup": "20/m/ip,100/h/ip",
+    "reset_password": "20/m/ip,5/m/key",
+    "reset_password_from_key": "20/m/ip",
+    "change_password": "5/m/user",
+    "manage_email": "10/m/user",
+}
+
+# --- Mail -------------------------------------------------------------------
+# EMAIL_URL: smtp://user:pass@host:port, smtp+tls://…, smtp+ssl://…, or
+# consolemail://. Without it, mails are written as files under var/mail/.
+EMAIL_URL = env_str("EMAIL_URL")
+if EMAIL_URL:
+    try:
+        _email = environ.Env.email_url_config(EMAIL_URL)
+    except Exception as exc:  # django-environ raises several types for a bad URL
+        raise ImproperlyConfigured(
+            f"EMAIL_URL is not a mail URL ({exc}); use smtp://, smtp+tls://, smtp+ssl:// or consolemail://"
+        ) from exc
+    if _email["EMAIL_BACKEND"].endswith("smtp.EmailBackend") and not _email.get("EMAIL_HOST"):
+        raise ImproperlyConfigured("EMAIL_URL names no host (smtp://user:pass@host:port)")
+    EMAIL_BACKEND = _email["EMAIL_BACKEND"]
+    EMAIL_HOST = _email.get("EMAIL_HOST") or "localhost"
+    EMAIL_PORT = _email.get("EMAIL_PORT") or 25
+    EMAIL_HOST_USER = _email.get("EMAIL_HOST_USER") or ""
+    EMAIL_HOST_PASSWORD = _email.get("EMAIL_HOST_PASSWORD") or ""
+    EMAIL_USE_TLS = bool(_email.get("EMAIL_USE_TLS"))
+    EMAIL_USE_SSL = bool(_email.get("EMAIL_USE_SSL"))
+else:
+    EMAIL_BACKEND = "django.core.mail.backends.filebased.EmailBackend"
+    EMAIL_FILE_PATH = str(VAR_DIR / "mail")
+EMAIL_TIMEOUT = env_int("EMAIL_TIMEOUT", 20, minimum=1)
+DEFAULT_FROM_EMAIL = env_str("DEFAULT_FROM_EMAIL", "PaperTrail <noreply@localhost>")
+SERVER_EMAIL = DEFAULT_FROM_EMAIL
