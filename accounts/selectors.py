@@ -51,6 +51,7 @@ class TrailEntry:
     unread: bool
     event_at: datetime
     matches: list[MatchReason] = field(default_factory=list)
+    dismissed: bool = False
 
 
 @dataclass
@@ -148,6 +149,7 @@ def _entries(items: list[TrailItem]) -> list[TrailEntry]:
             unread=item.unread,
             event_at=item.latest_event_at,
             matches=reasons[item.pk],
+            dismissed=item.dismissed,
         )
         for item in items
         if item.paper_id in papers
