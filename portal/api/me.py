@@ -9,6 +9,7 @@ from typing import Any
 
 from django.core.exceptions import ValidationError
 from django.utils.dateparse import parse_datetime
+from django.utils.translation import gettext as _
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import status
@@ -58,7 +59,7 @@ def _bool_param(request: Request, name: str, default: bool) -> bool:
     if raw == "":
         return default
     if raw not in BOOL_TEXT:
-        raise ParameterError({name: ["Use 1/0 or true/false."]})
+        raise ParameterError({name: [_("Use 1/0 or true/false.")]})
     return BOOL_TEXT[raw]
 
 
@@ -89,7 +90,7 @@ def _default_name(kind: str, value: dict[str, Any]) -> str:
 def _own_follow(request: Request, follow_id: int) -> Follow:
     follow = Follow.objects.filter(user=request.user, pk=follow_id).first() if follow_id <= MAX_ID else None
     if follow is None:
-        raise NotFoundParameter({"follow_id": ["You have no follow with this id."]})
+        raise NotFoundParameter({"follow_id": [_("You have no follow with this id.")]})
     return follow
 
 
@@ -180,7 +181,7 @@ class FollowDetailView(APIView):
         body.is_valid(raise_exception=True)
         data = body.validated_data
         if "kind" in data and data["kind"] != follow.kind:
-            raise ParameterError({"kind": ["A follow's kind cannot change; create another follow."]})
+            raise ParameterError({"kind": [_("A follow's kind cannot change; create another follow.")]})
         changes = {
             key: data[key]
             for key in ("name", "include_cross_lists", "include_revisions", "muted", "delivery")
@@ -244,7 +245,7 @@ class FollowPreviewView(APIView):
     def get(self, request: Request) -> Response:
         kind = request.query_params.get("kind", "")
         if kind not in Follow.Kind.values:
-            raise ParameterError({"kind": [f"Choose one of {', '.join(Follow.Kind.values)}."]})
+            raise ParameterError({"kind": [_("Choose one of category, author, query, filters.")]})
         params = request.query_params
         if kind == Follow.Kind.FILTERS:
             raw: Any = {key: params.getlist(key) if key == "category" else params.get(key) for key in FILTER_KEYS}
@@ -291,7 +292,7 @@ def _trail_cursor(request: Request) -> str | None:
         except InvalidCursor:
             at, item_id = None, 0
         if at is None or at.tzinfo is None or not 0 <= item_id <= MAX_ID:
-            raise ParameterError({"cursor": ["This page link is damaged; start again from the first page."]})
+            raise ParameterError({"cursor": [_("This page link is damaged; start again from the first page.")]})
     return cursor
 
 
@@ -314,11 +315,11 @@ class TrailView(APIView):
             raw = params["follow"]
             own = raw.isascii() and raw.isdigit() and int(raw) <= MAX_ID
             if not own or not Follow.objects.filter(user=request.user, pk=int(raw)).exists():
-                raise ParameterError({"follow": ["You have no follow with this id."]})
+                raise ParameterError({"follow": [_("You have no follow with this id.")]})
             follow_id = int(raw)
         kind = params.get("kind", "") or None
         if kind is not None and kind not in TrailItem.Kind.values:
-            raise ParameterError({"kind": ["Use new or revision."]})
+            raise ParameterError({"kind": [_("Use new or revision.")]})
         page = trail_page(
             user=request.user,
             follow_id=follow_id,
@@ -345,7 +346,7 @@ def _up_to(text: str) -> datetime:
         except ValueError:
             at = None
     if at is None or at.tzinfo is None:
-        raise ParameterError({"up_to": ["Give a trail cursor or an ISO 8601 time with its offset."]})
+        raise ParameterError({"up_to": [_("Give a trail cursor or an ISO 8601 time with its offset.")]})
     return at
 
 
@@ -365,7 +366,7 @@ class TrailReadView(APIView):
         body.is_valid(raise_exception=True)
         data = body.validated_data
         if ("items" in data) == ("up_to" in data):
-            raise ParameterError({"non_field_errors": ["Give either items or up_to."]})
+            raise ParameterError({"non_field_errors": [_("Give either items or up_to.")]})
         if "items" in data:
             marked = trail_mark_read(user=request.user, item_ids=data["items"])
         else:
@@ -379,7 +380,7 @@ class _DismissView(APIView):
 
     def post(self, request: Request, item_id: int) -> Response:
         if item_id > MAX_ID or not TrailItem.objects.filter(user=request.user, pk=item_id).exists():
-            raise NotFoundParameter({"item_id": ["You have no trail card with this id."]})
+            raise NotFoundParameter({"item_id": [_("You have no trail card with this id.")]})
         (trail_dismiss if self.dismiss else trail_undismiss)(user=request.user, item_id=item_id)
         data = {"id": item_id, "dismissed": self.dismiss, "unread": trail_unread_counts(user=request.user).total}
         return Response(DismissResultSerializer(data).data)

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.utils.translation import gettext as _
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
@@ -59,18 +60,23 @@ def domain_value(kind: str, value: Any) -> dict[str, Any]:
     """The API's value of a follow as accounts.follow_values takes it."""
     if kind in (Follow.Kind.CATEGORY, Follow.Kind.QUERY):
         if not isinstance(value, str):
-            raise FollowValueError("value", f"Give a {kind} follow's value as a string.")
+            message = (
+                _("Give a category follow's value as a string.")
+                if kind == Follow.Kind.CATEGORY
+                else _("Give a query follow's value as a string.")
+            )
+            raise FollowValueError("value", message)
         return {"code": value} if kind == Follow.Kind.CATEGORY else {"q": value}
     if kind == Follow.Kind.AUTHOR:
         names = [value] if isinstance(value, str) else value
         if not isinstance(names, list) or not names or not all(isinstance(name, str) for name in names):
             raise FollowValueError(
-                "value", "Give an author follow's value as a list of name spellings, the name first."
+                "value", _("Give an author follow's value as a list of name spellings, the name first.")
             )
         return {"author": names[0], "variants": names}
     if kind == Follow.Kind.FILTERS:
         if not isinstance(value, dict):
-            raise FollowValueError("value", "Give a filters follow's value as an object of filter parameters.")
+            raise FollowValueError("value", _("Give a filters follow's value as an object of filter parameters."))
         clean: dict[str, Any] = {}
         for key, given in value.items():
             if isinstance(given, bool):
@@ -78,10 +84,10 @@ def domain_value(kind: str, value: Any) -> dict[str, Any]:
             elif key == "category" and isinstance(given, list) and all(isinstance(code, str) for code in given):
                 given = list(given)
             elif not isinstance(given, str | int) or isinstance(given, bool):
-                raise FollowValueError(f"value.{key}", "Give this filter as a string.")
+                raise FollowValueError(f"value.{key}", _("Give this filter as a string."))
             clean[str(key)] = given if isinstance(given, list) else str(given)
         return clean
-    raise FollowValueError("kind", "Choose one of category, author, query, filters.")
+    raise FollowValueError("kind", _("Choose one of category, author, query, filters."))
 
 
 def domain_error_field(kind: str, key: str) -> str:
