@@ -56,8 +56,31 @@ class FollowValueError(Exception):
         self.message = message
 
 
+def _storable(text: str) -> bool:
+    """PostgreSQL text holds neither NUL nor lone surrogates (which JSON escapes can carry)."""
+    return "\x00" not in text and not any("\ud800" <= char <= "\udfff" for char in text)
+
+
+def _unstorable_field(value: Any, field: str = "value") -> str | None:
+    if isinstance(value, str):
+        return None if _storable(value) else field
+    if isinstance(value, list):
+        return next((f for f in (_unstorable_field(item, field) for item in value) if f), None)
+    if isinstance(value, dict):
+        for key, item in value.items():
+            if not _storable(str(key)):
+                return field
+            found = _unstorable_field(item, f"value.{key}" if field == "value" else field)
+            if found:
+                return found
+    return None
+
+
 def domain_value(kind: str, value: Any) -> dict[str, Any]:
     """The API's value of a follow as accounts.follow_values takes it."""
+    unstorable = _unstorable_field(value)
+    if unstorable:
+        raise FollowValueError(unstorable, _("This text holds a character that cannot be stored (NUL)."))
     if kind in (Follow.Kind.CATEGORY, Follow.Kind.QUERY):
         if not isinstance(value, str):
             message = (
@@ -149,6 +172,12 @@ class FollowWriteSerializer(serializers.Serializer):
         required=False,
         help_text="Name of the follow (default: from the value).",
     )
+
+    def validate_name(self, name: str) -> str:
+        if not _storable(name):
+            raise serializers.ValidationError(_("This text holds a character that cannot be stored (NUL)."))
+        return name
+
     include_cross_lists = serializers.BooleanField(required=False, help_text="Cross-listed papers count (default).")
     include_revisions = serializers.BooleanField(required=False, help_text="Revisions come back (default).")
     delivery = serializers.ChoiceField(

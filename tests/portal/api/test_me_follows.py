@@ -84,6 +84,9 @@ def test_a_new_follow_brings_the_last_days_and_counts_unread(api, user):
         ({"kind": "filters", "value": "cs.CL", "name": "x"}, "value"),
         ({"kind": "venue", "value": "x", "name": "x"}, "kind"),
         ({"kind": "category", "value": "cs.CL", "delivery": "hourly"}, "delivery"),
+        ({"kind": "author", "value": ["Ada\x00Lovelace"], "name": "x"}, "value"),
+        ({"kind": "filters", "value": {"author": "Ada\x00"}, "name": "x"}, "value.author"),
+        ({"kind": "category", "value": "cs.CL", "name": "NLP\x00"}, "name"),
         ({"value": "cs.CL"}, "kind"),
         ({"kind": "category"}, "value"),
     ],
@@ -157,6 +160,7 @@ def test_the_preview_counts_7_and_30_days_and_lists_the_latest_five(api, user):
         ("kind=query&value=the", "value"),
         ("kind=filters&ai=maybe", "value.ai"),
         ("kind=filters", "value"),
+        ("kind=author&value=Ada%00Lovelace", "value"),
         ("kind=category&value=cs.CL&include_revisions=perhaps", "include_revisions"),
     ],
 )
