@@ -4,7 +4,7 @@ user's card is a 404, the same answer as an id that names nothing."""
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import UTC, datetime
 
 from django.utils.dateparse import parse_datetime
 from django.utils.translation import gettext as _
@@ -46,6 +46,17 @@ TRAIL_PARAMETERS = [
 ]
 
 
+def _usable_time(at: datetime | None) -> bool:
+    """An aware time the database can take: in UTC, within datetime's years."""
+    if at is None or at.tzinfo is None:
+        return False
+    try:
+        at.astimezone(UTC)
+    except OverflowError:
+        return False
+    return True
+
+
 def _trail_cursor(request: Request) -> str | None:
     cursor = cursor_from(request)
     if cursor is not None:
@@ -53,7 +64,7 @@ def _trail_cursor(request: Request) -> str | None:
             at, item_id = decode_cursor(cursor)
         except InvalidCursor:
             at, item_id = None, 0
-        if at is None or at.tzinfo is None or not 0 <= item_id <= MAX_ID:
+        if not _usable_time(at) or not 0 <= item_id <= MAX_ID:
             raise ParameterError({"cursor": [_("This page link is damaged; start again from the first page.")]})
     return cursor
 
@@ -107,7 +118,7 @@ def _up_to(text: str) -> datetime:
             at = parse_datetime(text)
         except ValueError:
             at = None
-    if at is None or at.tzinfo is None:
+    if not _usable_time(at):
         raise ParameterError({"up_to": [_("Give a trail cursor or an ISO 8601 time with its offset.")]})
     return at
 

@@ -131,6 +131,7 @@ def test_marking_read_by_ids_and_up_to_a_cursor_or_a_time(api, user, trail, djan
         ({"items": [0]}, "items"),
         ({"up_to": "yesterday"}, "up_to"),
         ({"up_to": "2026-11-01T00:00:00"}, "up_to"),
+        ({"up_to": "0001-01-01T00:00:00+01:00"}, "up_to"),
     ],
 )
 def test_read_errors_name_the_field(api, trail, body, field):
