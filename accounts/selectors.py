@@ -54,6 +54,7 @@ class TrailEntry:
     unread: bool
     event_at: datetime
     matches: list[MatchReason] = field(default_factory=list)
+    dismissed: bool = False
 
 
 @dataclass
@@ -151,6 +152,7 @@ def _entries(items: list[TrailItem]) -> list[TrailEntry]:
             unread=item.unread,
             event_at=item.latest_event_at,
             matches=reasons[item.pk],
+            dismissed=item.dismissed,
         )
         for item in items
         if item.paper_id in papers

@@ -47,8 +47,9 @@ REST_FRAMEWORK = {
 SPECTACULAR_SETTINGS = {
     "TITLE": "PaperTrail API",
     "DESCRIPTION": (
-        "Read-only access to the PaperTrail library: papers with their versions and AI guided readings, the "
-        "overview statistics, briefings and source health. Anonymous reads are allowed; API tokens (created on "
+        "Access to the PaperTrail library: papers with their versions and AI guided readings, the overview "
+        "statistics, briefings and source health; and, signed in, your follows and your trail under /me/. "
+        "Anonymous reads of the library are allowed; API tokens (created on "
         "/me/) go in the Authorization header (`Bearer pt_…`), never in the URL. Lists are cursor-paginated."
     ),
     "VERSION": "1",
@@ -61,6 +62,12 @@ SPECTACULAR_SETTINGS = {
         "drf_spectacular.hooks.postprocess_schema_enums",
         "portal.api.schema.document_responses",
     ],
-    "ENUM_NAME_OVERRIDES": {},
+    # One name per choice set shared by several components (accounts' Follow.Kind,
+    # TrailItem.Kind, Follow.Delivery, repeated here because settings import no models).
+    "ENUM_NAME_OVERRIDES": {
+        "FollowKindEnum": ["category", "author", "query", "filters"],
+        "TrailKindEnum": ["new", "revision"],
+        "DeliveryEnum": ["trail", "daily", "weekly"],
+    },
 }
 # Swagger UI and ReDoc assets, served as this project's own static files.

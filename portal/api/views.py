@@ -14,7 +14,8 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from accounts.models import ApiToken
+from accounts.models import ApiToken, Follow
+from accounts.selectors import trail_unread_counts
 from digests.selectors import llm_status
 from harvest.completeness import announcement_completeness, announcement_due
 from harvest.filters import PaperFilterSet
@@ -230,8 +231,8 @@ class MeView(APIView):
     @extend_schema(
         operation_id="me_retrieve",
         summary="Who am I",
-        description="The signed-in user and how this request was authenticated; 401 without credentials. "
-        "Useful to check that a token works.",
+        description="The signed-in user, how this request was authenticated, and how many follows and unread "
+        "trail cards the user has; 401 without credentials. Useful to check that a token works.",
         responses={200: OpenApiResponse(MeSerializer, description="The signed-in user."), **ERROR_RESPONSES},
     )
     def get(self, request: Request) -> Response:
@@ -242,6 +243,8 @@ class MeView(APIView):
                     "username": request.user.get_username(),
                     "authenticated_by": "token" if token else "session",
                     "token_name": token.name if token else None,
+                    "follows": Follow.objects.filter(user=request.user).count(),
+                    "unread": trail_unread_counts(user=request.user).total,
                 }
             ).data
         )

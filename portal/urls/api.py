@@ -3,7 +3,7 @@ under it is a JSON 404, never an HTML page."""
 
 from django.urls import path, re_path
 
-from portal.api import views
+from portal.api import me, trail, views
 from portal.api.errors import json_not_found
 
 app_name = "api"
@@ -16,6 +16,13 @@ urlpatterns = [
     path("briefings/<str:kind>/", views.BriefingView.as_view(), name="briefing"),
     path("sources/", views.SourcesView.as_view(), name="sources"),
     path("me/", views.MeView.as_view(), name="me"),
+    path("me/follows/", me.FollowListView.as_view(), name="follow_list"),
+    path("me/follows/preview/", me.FollowPreviewView.as_view(), name="follow_preview"),
+    path("me/follows/<int:follow_id>/", me.FollowDetailView.as_view(), name="follow_detail"),
+    path("me/trail/", trail.TrailView.as_view(), name="trail"),
+    path("me/trail/read/", trail.TrailReadView.as_view(), name="trail_read"),
+    path("me/trail/<int:item_id>/dismiss/", trail.TrailDismissView.as_view(), name="trail_dismiss"),
+    path("me/trail/<int:item_id>/undismiss/", trail.TrailUndismissView.as_view(), name="trail_undismiss"),
     # [\s\S], not ".": a path holding a newline (%0A) must not slip past to the HTML 404.
     re_path(r"^[\s\S]*$", json_not_found, name="not_found"),
 ]

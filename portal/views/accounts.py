@@ -12,7 +12,7 @@ from django import forms
 from django.contrib import messages
 from django.contrib.auth import logout
 from django.contrib.auth.decorators import login_required
-from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
+from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils import translation
@@ -162,6 +162,8 @@ def token_create(request: HttpRequest) -> HttpResponse:
 @login_required
 @require_POST
 def token_revoke(request: HttpRequest, token_id: int) -> HttpResponse:
+    if not ApiToken.objects.filter(user=request.user, pk=token_id).exists():
+        raise Http404(_("No such token."))  # another user's token, as an unknown one
     if api_token_revoke(user=request.user, token_id=token_id):
         messages.success(request, _("Token revoked; it no longer works."))
     else:

@@ -201,3 +201,5 @@ class MeSerializer(serializers.Serializer):
         choices=["token", "session"], help_text="How this request was authenticated."
     )
     token_name = serializers.CharField(allow_null=True, help_text="Name of the token used, or null.")
+    follows = serializers.IntegerField(help_text="How many follows the user has.")
+    unread = serializers.IntegerField(help_text="Unread cards in the user's trail.")

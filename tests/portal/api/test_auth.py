@@ -24,7 +24,13 @@ def bearer(secret: str) -> dict:
 def test_a_token_authenticates_and_only_its_hash_is_stored(client_api, user, token):
     response = client_api.get("/api/v1/me/", **bearer(token))
     assert response.status_code == 200
-    assert response.json() == {"username": "ada", "authenticated_by": "token", "token_name": "notebook"}
+    assert response.json() == {
+        "username": "ada",
+        "authenticated_by": "token",
+        "token_name": "notebook",
+        "follows": 0,
+        "unread": 0,
+    }
     stored = ApiToken.objects.get()
     prefix, secret = split_token(token)
     assert stored.prefix == prefix and stored.secret_hash == hash_secret(secret)

@@ -21,6 +21,16 @@ OPERATIONS = {
     ("/api/v1/briefings/{kind}/", "get"),
     ("/api/v1/sources/", "get"),
     ("/api/v1/me/", "get"),
+    ("/api/v1/me/follows/", "get"),
+    ("/api/v1/me/follows/", "post"),
+    ("/api/v1/me/follows/{follow_id}/", "get"),
+    ("/api/v1/me/follows/{follow_id}/", "patch"),
+    ("/api/v1/me/follows/{follow_id}/", "delete"),
+    ("/api/v1/me/follows/preview/", "get"),
+    ("/api/v1/me/trail/", "get"),
+    ("/api/v1/me/trail/read/", "post"),
+    ("/api/v1/me/trail/{item_id}/dismiss/", "post"),
+    ("/api/v1/me/trail/{item_id}/undismiss/", "post"),
 }
 
 

@@ -1,0 +1,273 @@
+"""The signed-in user's follows and trail. The API's follow value is the
+natural one per kind (a category code, a list of name variants, a query
+string, an object of filter parameters); accounts keeps each as an object,
+and `domain_value`/`api_value` translate between the two."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.utils.translation import gettext as _
+from drf_spectacular.utils import extend_schema_field
+from rest_framework import serializers
+
+from accounts.follow_values import FILTER_KEYS, MAX_VARIANTS
+from accounts.models import Follow, TrailItem
+from portal.api.serializers.papers import PaperSerializer
+
+VALUE_SCHEMA = {
+    "oneOf": [
+        {"type": "string", "description": "category: a code such as cs.CL or an archive such as cs; query: the query"},
+        {
+            "type": "array",
+            "items": {"type": "string"},
+            "maxItems": MAX_VARIANTS,
+            "description": "author: the name, then other spellings of it",
+        },
+        {
+            "type": "object",
+            "description": f"filters: the library's filter parameters ({', '.join(FILTER_KEYS)})",
+            "properties": {
+                "category": {"oneOf": [{"type": "string"}, {"type": "array", "items": {"type": "string"}}]},
+                "q": {"type": "string"},
+                "author": {"type": "string"},
+                "ai": {"oneOf": [{"type": "string"}, {"type": "boolean"}]},
+                "hf": {"oneOf": [{"type": "string"}, {"type": "boolean"}]},
+                "revised": {"oneOf": [{"type": "string"}, {"type": "boolean"}]},
+            },
+        },
+    ],
+    "description": 'What is followed, by kind: category `cs.CL`, author `["Yann LeCun", "Y. LeCun"]`, '
+    'query `"\\"diffusion model\\" -survey"`, filters `{"category": "cs.CV", "q": "retrieval"}`.',
+}
+
+
+@extend_schema_field(VALUE_SCHEMA)
+class FollowValueField(serializers.JSONField):
+    """A follow's value in the API's shape; the schema says which shape per kind."""
+
+
+class FollowValueError(Exception):
+    """A value of the wrong shape for its kind, with the field to name."""
+
+    def __init__(self, field: str, message: str):
+        super().__init__(message)
+        self.field = field
+        self.message = message
+
+
+def _storable(text: str) -> bool:
+    """PostgreSQL text holds neither NUL nor lone surrogates (which JSON escapes can carry)."""
+    return "\x00" not in text and not any("\ud800" <= char <= "\udfff" for char in text)
+
+
+def _unstorable_field(value: Any, field: str = "value") -> str | None:
+    if isinstance(value, str):
+        return None if _storable(value) else field
+    if isinstance(value, list):
+        return next((f for f in (_unstorable_field(item, field) for item in value) if f), None)
+    if isinstance(value, dict):
+        for key, item in value.items():
+            if not _storable(str(key)):
+                return field
+            found = _unstorable_field(item, f"value.{key}" if field == "value" else field)
+            if found:
+                return found
+    return None
+
+
+def domain_value(kind: str, value: Any) -> dict[str, Any]:
+    """The API's value of a follow as accounts.follow_values takes it."""
+    unstorable = _unstorable_field(value)
+    if unstorable:
+        raise FollowValueError(unstorable, _("This text holds a character that cannot be stored (NUL)."))
+    if kind in (Follow.Kind.CATEGORY, Follow.Kind.QUERY):
+        if not isinstance(value, str):
+            message = (
+                _("Give a category follow's value as a string.")
+                if kind == Follow.Kind.CATEGORY
+                else _("Give a query follow's value as a string.")
+            )
+            raise FollowValueError("value", message)
+        return {"code": value} if kind == Follow.Kind.CATEGORY else {"q": value}
+    if kind == Follow.Kind.AUTHOR:
+        names = [value] if isinstance(value, str) else value
+        if not isinstance(names, list) or not names or not all(isinstance(name, str) for name in names):
+            raise FollowValueError(
+                "value", _("Give an author follow's value as a list of name spellings, the name first.")
+            )
+        return {"author": names[0], "variants": names}
+    if kind == Follow.Kind.FILTERS:
+        if not isinstance(value, dict):
+            raise FollowValueError("value", _("Give a filters follow's value as an object of filter parameters."))
+        clean: dict[str, Any] = {}
+        for key, given in value.items():
+            if isinstance(given, bool):
+                given = "1" if given else "0"
+            elif key == "category" and isinstance(given, list) and all(isinstance(code, str) for code in given):
+                given = list(given)
+            elif not isinstance(given, str | int) or isinstance(given, bool):
+                raise FollowValueError(f"value.{key}", _("Give this filter as a string."))
+            clean[str(key)] = given if isinstance(given, list) else str(given)
+        return clean
+    raise FollowValueError("kind", _("Choose one of category, author, query, filters."))
+
+
+def domain_error_field(kind: str, key: str) -> str:
+    """The API field a domain ValidationError key stands for."""
+    if key in ("name", "kind", "delivery"):
+        return key
+    if key in ("follows", "__all__"):
+        return "non_field_errors"
+    if kind == Follow.Kind.FILTERS and key != "value":
+        return f"value.{key}"
+    return "value"
+
+
+def api_value(follow: Follow) -> Any:
+    value = follow.value or {}
+    if follow.kind == Follow.Kind.CATEGORY:
+        return value.get("code", "")
+    if follow.kind == Follow.Kind.QUERY:
+        return value.get("q", "")
+    if follow.kind == Follow.Kind.AUTHOR:
+        author = value.get("author", "")
+        return [author, *(name for name in value.get("variants", []) if name != author)]
+    return dict(value)
+
+
+class FollowSerializer(serializers.Serializer):
+    """A follow as the API shows it (reads only; writes go through FollowWriteSerializer)."""
+
+    id = serializers.IntegerField(help_text="The follow's id.")
+    kind = serializers.ChoiceField(choices=Follow.Kind.values, help_text="What kind of thing is followed.")
+    value = serializers.SerializerMethodField(help_text="What is followed (see the create operation).")
+    name = serializers.CharField(help_text="The follow's name, shown on trail cards.")
+    include_cross_lists = serializers.BooleanField(help_text="Category follows: cross-listed papers count too.")
+    include_revisions = serializers.BooleanField(help_text="New versions of matching papers come back to the trail.")
+    delivery = serializers.ChoiceField(choices=Follow.Delivery.values, help_text="Where matches are delivered.")
+    muted = serializers.BooleanField(help_text="A muted follow brings nothing until unmuted.")
+    unread = serializers.SerializerMethodField(help_text="Unread trail cards this follow matched.")
+    created_at = serializers.DateTimeField(help_text="When the follow was created (UTC).")
+    updated_at = serializers.DateTimeField(help_text="When it last changed (UTC).")
+
+    @extend_schema_field(VALUE_SCHEMA)
+    def get_value(self, follow: Follow) -> Any:
+        return api_value(follow)
+
+    @extend_schema_field(serializers.IntegerField())
+    def get_unread(self, follow: Follow) -> int:
+        return self.context.get("unread", {}).get(follow.pk, 0)
+
+
+class FollowWriteSerializer(serializers.Serializer):
+    """The body of a create (kind and value required) or a change (every field optional)."""
+
+    kind = serializers.ChoiceField(choices=Follow.Kind.values, help_text="category, author, query or filters.")
+    value = FollowValueField(help_text="What is followed; its shape depends on kind.")
+    name = serializers.CharField(
+        max_length=500,
+        allow_blank=True,
+        trim_whitespace=False,
+        required=False,
+        help_text="Name of the follow (default: from the value).",
+    )
+
+    def validate_name(self, name: str) -> str:
+        if not _storable(name):
+            raise serializers.ValidationError(_("This text holds a character that cannot be stored (NUL)."))
+        return name
+
+    include_cross_lists = serializers.BooleanField(required=False, help_text="Cross-listed papers count (default).")
+    include_revisions = serializers.BooleanField(required=False, help_text="Revisions come back (default).")
+    delivery = serializers.ChoiceField(
+        choices=Follow.Delivery.values, required=False, help_text="trail (default), daily or weekly."
+    )
+    muted = serializers.BooleanField(required=False, help_text="Bring nothing for now (default false).")
+
+
+class FollowListSerializer(serializers.Serializer):
+    count = serializers.IntegerField(help_text="How many follows the user has.")
+    limit = serializers.IntegerField(help_text="How many follows a user may have.")
+    results = FollowSerializer(many=True, help_text="Every follow, oldest first.")
+
+
+class PreviewSerializer(serializers.Serializer):
+    last_7_days = serializers.IntegerField(help_text="Papers with a matching event in the last 7 days.")
+    last_30_days = serializers.IntegerField(help_text="Papers with a matching event in the last 30 days.")
+    recent = PaperSerializer(many=True, help_text="The five most recent of them, newest first.")
+
+
+class TrailVersionSerializer(serializers.Serializer):
+    number = serializers.IntegerField(help_text="Version number.")
+    submitted = serializers.DateTimeField(allow_null=True, help_text="Submission date (UTC).")
+    discovered_at = serializers.DateTimeField(help_text="When this site stored the version (UTC).")
+
+
+class MatchSerializer(serializers.Serializer):
+    follow = serializers.IntegerField(source="follow_id", help_text="Id of the follow that matched.")
+    follow_name = serializers.CharField(help_text="Its name.")
+    follow_kind = serializers.ChoiceField(choices=Follow.Kind.values, help_text="Its kind.")
+    kind = serializers.ChoiceField(choices=TrailItem.Kind.values, help_text="new (arrival) or revision.")
+    version = serializers.IntegerField(source="version_number", help_text="The version it matched.")
+    reason = serializers.DictField(help_text="Why it matched (category, matched names, query words, filters).")
+
+
+class TrailItemSerializer(serializers.Serializer):
+    """Serialises an accounts.selectors.TrailEntry, its paper given as a card in context."""
+
+    id = serializers.IntegerField(source="item_id", help_text="The trail card's id.")
+    paper = serializers.SerializerMethodField(help_text="The paper, as /api/v1/papers/ lists it.")
+    version = TrailVersionSerializer(allow_null=True, help_text="The latest matched version.")
+    kind = serializers.ChoiceField(choices=TrailItem.Kind.values, help_text="new (arrival) or revision.")
+    event_kinds = serializers.SerializerMethodField(help_text="Every event kind among the matches.")
+    event_at = serializers.DateTimeField(help_text="When the latest matched version was stored (UTC).")
+    matches = MatchSerializer(many=True, help_text="The follows that matched, with their reasons.")
+    read = serializers.SerializerMethodField(help_text="The card was marked read.")
+    dismissed = serializers.SerializerMethodField(help_text="The card was dismissed (not interested).")
+
+    @extend_schema_field(PaperSerializer)
+    def get_paper(self, entry) -> dict:
+        return PaperSerializer(self.context["cards"][entry.paper.pk]).data
+
+    @extend_schema_field(serializers.ListField(child=serializers.ChoiceField(choices=TrailItem.Kind.values)))
+    def get_event_kinds(self, entry) -> list[str]:
+        return sorted({entry.kind, *(match.kind for match in entry.matches)})
+
+    @extend_schema_field(serializers.BooleanField())
+    def get_read(self, entry) -> bool:
+        return not entry.unread
+
+    @extend_schema_field(serializers.BooleanField())
+    def get_dismissed(self, entry) -> bool:
+        return entry.dismissed
+
+
+class TrailPageSerializer(serializers.Serializer):
+    next = serializers.URLField(allow_null=True, help_text="The next page, or null on the last page.")
+    results = TrailItemSerializer(many=True, help_text="The cards on this page, newest event first.")
+
+
+class TrailReadSerializer(serializers.Serializer):
+    items = serializers.ListField(
+        child=serializers.IntegerField(min_value=1, max_value=2**63 - 1),
+        max_length=1000,
+        required=False,
+        help_text="Ids of cards to mark read.",
+    )
+    up_to = serializers.CharField(
+        max_length=512,
+        required=False,
+        help_text="A trail cursor or an ISO 8601 time with offset: every card at or before it is marked read.",
+    )
+
+
+class TrailReadResultSerializer(serializers.Serializer):
+    marked = serializers.IntegerField(help_text="Cards that were unread and are now read.")
+    unread = serializers.IntegerField(help_text="Unread cards left.")
+
+
+class DismissResultSerializer(serializers.Serializer):
+    id = serializers.IntegerField(help_text="The card's id.")
+    dismissed = serializers.BooleanField(help_text="Whether it is now dismissed.")
+    unread = serializers.IntegerField(help_text="Unread cards in the trail.")
