@@ -11,6 +11,7 @@ import pytest
 from django.conf import settings
 from django.test import Client
 from django.utils import timezone
+from playwright.sync_api import expect
 
 from accounts.follows import follow_create
 from accounts.models import User
@@ -96,7 +97,7 @@ def test_a_researcher_follows_reads_the_trail_and_sees_the_strip(live_server, se
         page.goto(f"{base}/papers/2611.00101/")
         page.click("[data-follow-author='Ada Lovelace']")
         candidates = page.locator(".candidate")
-        assert candidates.count() == 2
+        expect(candidates).to_have_count(2)
         assert page.locator("input[name=variants][value='Ada Lovelace']").is_checked()
         page.check("input[name=variants][value='A. Lovelace']")
         page.click("button[name=action][value=preview]")
@@ -109,21 +110,21 @@ def test_a_researcher_follows_reads_the_trail_and_sees_the_strip(live_server, se
         assert page.locator("#f-q").input_value() == "diffusion"
         assert page.locator("[data-preview='7'] strong").inner_text() == "1"
         save_follow(page, texts, "Diffusion in robotics")
-        assert page.locator("tr.follow").count() == 3
+        expect(page.locator("tr.follow")).to_have_count(3)
         screenshot(page, f"follows-{language}")
 
         page.click("#nav-trail")
         page.wait_for_url("**/trail/")
-        assert page.locator(".trail-item").count() == 3
-        assert page.locator(".trail-item[data-unread]").count() == 3
+        expect(page.locator(".trail-item")).to_have_count(3)
+        expect(page.locator(".trail-item[data-unread]")).to_have_count(3)
         first = page.locator(".trail-item").filter(has_text="Diffusion policies for legged robots")
-        assert first.locator(".trail-why li").count() == 3
+        expect(first.locator(".trail-why li")).to_have_count(3)
         assert first.locator(".paper-card__title mark").first.inner_text() == "Diffusion"
         assert texts["new"] in first.inner_text()
         screenshot(page, f"trail-{language}")
         first.locator("[data-action=read]").click()
         page.wait_for_url("**/trail/")
-        assert page.locator(".trail-item[data-unread]").count() == 2
+        expect(page.locator(".trail-item[data-unread]")).to_have_count(2)
         assert page.locator("#nav-trail .nav-count").inner_text() == "2"
 
         page.goto(f"{base}/")
@@ -145,7 +146,7 @@ def test_a_signed_out_reader_is_invited_to_sign_in(live_server, library):
         page.goto(f"{live_server.url}/")
         invitation = page.locator("#account-strip a[href='/accounts/signup/']")
         invitation.wait_for()
-        assert page.locator("#account-strip a[href^='/login/']").count() == 1
+        expect(page.locator("#account-strip a[href^='/login/']")).to_have_count(1)
         assert "正在读取账号与研究记录" not in page.locator("body").inner_text()
         assert page.locator("#nav-trail").inner_text() == ""
     watch.assert_clean()
@@ -168,5 +169,5 @@ def test_the_researcher_pages_fit_a_phone(live_server, session_cookie):
             overflow = page.evaluate("document.documentElement.scrollWidth - document.documentElement.clientWidth")
             assert overflow <= 0, path
             screenshot(page, name)
-        assert page.locator(".candidate").count() == 2
+        expect(page.locator(".candidate")).to_have_count(2)
     watch.assert_clean()
