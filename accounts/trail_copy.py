@@ -11,6 +11,7 @@ however many users a day reaches.
 from __future__ import annotations
 
 import json
+import tempfile
 from collections.abc import Iterable, Iterator
 from itertools import chain
 from typing import Any
@@ -23,6 +24,8 @@ from accounts.matching import Hit
 # rarely, small enough that a chunk's sorts and hashes stay in work_mem.
 COPY_USER_CHUNK = 2000
 _WRITE_BUFFER = 2000  # COPY lines handed to psycopg at a time
+_SPOOL_BYTES = 32 * 2**20  # a chunk's COPY lines kept in memory up to this, then on disk
+_COPY_BLOCK = 2**20
 _REASON_CACHE = 100_000  # bounded for callers whose hits do not share reasons
 
 _TEMPORARY = """
@@ -169,10 +172,13 @@ class _Copied:
 
 
 def _copy_chunk(cursor, hits: Iterator[Hit], user_chunk: int, reasons, events, chunk_papers) -> _Copied:
+    """The chunk's hits as COPY lines, spooled first (to disk past a few MB):
+    the stream may read the database (follows come a page at a time), which
+    it cannot while the connection is in COPY."""
     copied = _Copied()
     users: set[int] = set()
     lines: list[str] = []
-    with cursor.copy("COPY trail_hits (user_id, follow_id, paper_id, reason) FROM STDIN") as copy:
+    with tempfile.SpooledTemporaryFile(max_size=_SPOOL_BYTES) as spool:
         for hit in hits:
             if hit.user_id not in users:
                 if len(users) >= user_chunk:
@@ -187,10 +193,13 @@ def _copy_chunk(cursor, hits: Iterator[Hit], user_chunk: int, reasons, events, c
             lines.append(f"{hit.user_id}\t{hit.follow_id}\t{hit.paper_id}\t{reasons(hit.reason)}\n")
             copied.hits += 1
             if len(lines) >= _WRITE_BUFFER:
-                copy.write("".join(lines))
+                spool.write("".join(lines).encode())
                 lines.clear()
-        if lines:
-            copy.write("".join(lines))
+        spool.write("".join(lines).encode())
+        spool.seek(0)
+        with cursor.copy("COPY trail_hits (user_id, follow_id, paper_id, reason) FROM STDIN") as copy:
+            while block := spool.read(_COPY_BLOCK):
+                copy.write(block)
     return copied
 
 

@@ -9,7 +9,7 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
-from accounts import trail, trail_copy
+from accounts import follow_matching, trail, trail_copy
 from accounts.follows import exclusion_create, follow_create
 from accounts.models import TrailItem, TrailMatch, User
 from accounts.trail import trail_dismiss, trail_mark_read
@@ -103,6 +103,8 @@ def forget() -> None:
 def test_the_configured_writer_and_the_orm_writer_leave_identical_trails(monkeypatch):
     base = timezone.now().replace(microsecond=0)
     monkeypatch.setattr(trail_copy, "COPY_USER_CHUNK", 1)
+    # Follows read a page at a time while the hits stream into the writer.
+    monkeypatch.setattr(follow_matching, "FOLLOW_PAGE", 2)
     configured = story(base)
     stored = snapshot()
     forget()
