@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import tempfile
+import time
 from collections.abc import Iterable, Iterator
 from itertools import chain
 from typing import Any
@@ -57,14 +58,18 @@ SELECT c.user_id, c.paper_id, e.version_id, e.version_number, e.kind, e.event_at
 FROM (SELECT DISTINCT user_id, paper_id FROM trail_hits) c
 JOIN trail_events e ON e.paper_id = c.paper_id
 LEFT JOIN accounts_trailitem i ON i.user_id = c.user_id AND i.paper_id = c.paper_id
+ORDER BY c.user_id, c.paper_id
 """
 
+# Rows go in in the order of the indexes they land in (user, then follow,
+# which are numbered in user order; card ids are drawn in user order above),
+# so that each index is written a few pages at a time instead of at random.
 _MERGE = (
     """
     INSERT INTO accounts_trailitem (id, user_id, paper_id, latest_version_id, latest_version_number,
         latest_event_at, kind, unread, dismissed, created_at)
     SELECT item_id, user_id, paper_id, version_id, version_number, event_at, kind, true, false, now()
-    FROM trail_cards WHERE action = 'create'
+    FROM trail_cards WHERE action = 'create' ORDER BY item_id
     """,
     # A reopened card shows why it came back, not why it came before.
     """
@@ -86,6 +91,7 @@ _MERGE = (
            c.card_event_at, c.action <> 'keep', now()
     FROM trail_hits h JOIN trail_cards c ON c.user_id = h.user_id AND c.paper_id = h.paper_id
     WHERE c.action <> 'skip'
+    ORDER BY h.follow_id, c.item_id
     ON CONFLICT (item_id, follow_id) DO UPDATE
     SET version_id = EXCLUDED.version_id, version_number = EXCLUDED.version_number, kind = EXCLUDED.kind,
         reason = EXCLUDED.reason, event_at = EXCLUDED.event_at, unread = EXCLUDED.unread
@@ -98,6 +104,18 @@ _MERGE = (
     WHERE m.item_id = c.item_id AND c.action = 'update' AND (m.event_at <> c.card_event_at OR NOT m.unread)
     """,
 )
+
+_MERGE_STEPS = ("insert cards", "reopen", "update cards", "upsert matches", "sync matches")
+# Seconds per step since the process started (the matching and the COPY
+# included in "copy"), read by the follows bench.
+STEP_SECONDS: dict[str, float] = {}
+
+
+def _step(name: str, mark: float) -> float:
+    now = time.perf_counter()
+    STEP_SECONDS[name] = STEP_SECONDS.get(name, 0.0) + now - mark
+    return now
+
 
 _COUNTS = "SELECT action, count(*) FROM trail_cards GROUP BY action"
 
@@ -145,16 +163,20 @@ def write_hits_copy(hits: Iterable[Hit], *, user_chunk: int = COPY_USER_CHUNK) -
             lock_trail()
             with connection.cursor() as cursor:
                 cursor.execute(_TEMPORARY)
+                mark = time.perf_counter()
                 chunk_papers: set[int] = set()
                 copied = _copy_chunk(cursor, chain([first], stream), user_chunk, reasons, events, chunk_papers)
                 stream = chain(copied.rest, stream) if copied.rest is not None else stream
                 result.hits += copied.hits
                 _copy_events(cursor, {paper: events[paper] for paper in chunk_papers})
+                mark = _step("copy", mark)
                 cursor.execute("ANALYZE trail_hits; ANALYZE trail_events")
                 cursor.execute(_CARDS, {"sequence": sequence})
                 cursor.execute("ANALYZE trail_cards")
-                for statement in _MERGE:
+                mark = _step("cards", mark)
+                for name, statement in zip(_MERGE_STEPS, _MERGE, strict=True):
                     cursor.execute(statement)
+                    mark = _step(name, mark)
                 cursor.execute(_COUNTS)
                 counts = dict(cursor.fetchall())
                 cursor.execute("DROP TABLE trail_hits, trail_events, trail_cards")

@@ -80,6 +80,8 @@ def child_match(new: int, revisions: int) -> dict:
     index = day_index(version_ids)
     result = trail_record_hits(hits=match_follows(index, follow_specs(), exclusion_specs()))
     seconds = time.perf_counter() - mark
+    from accounts.trail_copy import STEP_SECONDS
+
     with connection.cursor() as cursor:
         cursor.execute("ANALYZE accounts_trailitem, accounts_trailmatch")
     kinds = [paper.kind for paper in index.papers]
@@ -91,6 +93,7 @@ def child_match(new: int, revisions: int) -> dict:
         "seconds": seconds,
         "index_seconds": indexed,
         "matcher_only_seconds": matcher,
+        "write_steps_seconds": {name: round(value, 2) for name, value in STEP_SECONDS.items()},
         "hits": result.hits,
         "hits_counted_by_matcher": counted,
         "cards_created": result.created,
