@@ -90,14 +90,7 @@ def candidate_papers(
         events = events.filter(number=1)
     papers = Paper.objects.filter(id__in=events.values("paper_id"))
     if kind == "category":
-        links = PaperCategory.objects.filter(paper=OuterRef("pk"))
-        if "archive" in compiled:
-            links = links.filter(Q(category=compiled["archive"]) | Q(category__startswith=f"{compiled['archive']}."))
-        else:
-            links = links.filter(category=compiled["code"])
-        if not cross_lists:
-            links = links.filter(is_primary=True)
-        return papers.filter(Exists(links))
+        return papers.filter(Exists(_category_links(compiled, cross_lists).filter(paper=OuterRef("pk"))))
     if kind == "author":
         authors = author_ids_for(compiled["variants"])
         return papers.filter(id__in=Authorship.objects.filter(author_id__in=authors).values("paper_id"))
@@ -107,6 +100,16 @@ def candidate_papers(
         query = compiled.get("query")
         return _query_candidates(papers, query, pending) if query else papers
     return _query_candidates(papers, compiled, pending)
+
+
+def _category_links(compiled: Mapping[str, Any], cross_lists: bool) -> QuerySet[PaperCategory]:
+    if "archive" in compiled:
+        links = PaperCategory.objects.filter(
+            Q(category=compiled["archive"]) | Q(category__startswith=f"{compiled['archive']}.")
+        )
+    else:
+        links = PaperCategory.objects.filter(category=compiled["code"])
+    return links if cross_lists else links.filter(is_primary=True)
 
 
 def _query_candidates(papers: QuerySet[Paper], compiled: Mapping[str, Any], pending: bool) -> QuerySet[Paper]:
@@ -126,10 +129,19 @@ class Window:
 def window_events(
     kind: str, compiled: Mapping[str, Any], *, cross_lists: bool, revisions: bool, since: datetime
 ) -> Window:
-    papers = candidate_papers(kind, compiled, cross_lists=cross_lists, since=since, revisions=revisions, pending=False)
-    events = Version.objects.filter(discovered_at__gte=since, paper_id__in=papers.values("id"))
+    events = Version.objects.filter(discovered_at__gte=since)
     if not revisions:
         events = events.filter(number=1)
+    if kind == "category":
+        # The window's versions probing their paper's categories: one range of
+        # the version index and one hash join, where the paper-first form
+        # probed every version of every paper of a broad category (cs.LG).
+        events = events.filter(Exists(_category_links(compiled, cross_lists).filter(paper_id=OuterRef("paper_id"))))
+    else:
+        papers = candidate_papers(
+            kind, compiled, cross_lists=cross_lists, since=since, revisions=revisions, pending=False
+        )
+        events = events.filter(paper_id__in=papers.values("id"))
     rows = events.values("paper_id").annotate(last=Max("discovered_at")).values_list("paper_id", "last")
     return Window(latest=dict(rows))
 

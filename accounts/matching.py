@@ -184,7 +184,9 @@ def match_follows(
     follows: Iterable[FollowSpec],
     exclusions: Mapping[int, Sequence[ExclusionSpec]] | None = None,
 ) -> Iterator[Hit]:
-    """Every (follow, paper) match of the batch, as hits in follow order."""
+    """Every (follow, paper) match of the batch, as hits in follow order.
+    Hits of one follow definition and paper share one reason dict (the trail
+    writers serialise it once): read it, do not change it."""
     exclusions = exclusions or {}
     # Follows come in user order: one user's exclusions are evaluated once and
     # forgotten with the next user, so memory stays flat however many users.
@@ -211,5 +213,5 @@ def match_follows(
                 version_number=paper.version_number,
                 kind=paper.kind,
                 event_at=paper.event_at,
-                reason=dict(reason),
+                reason=reason,
             )

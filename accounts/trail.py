@@ -10,7 +10,7 @@ follow's reason, still read; a dismissed card takes nothing until undone.
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -39,7 +39,8 @@ class TrailWriteResult:
     skipped: int = 0
 
 
-def _lock() -> None:
+def lock_trail() -> None:
+    """Take the trail writers' lock (until the transaction ends)."""
     if connection.vendor == "postgresql":
         with connection.cursor() as cursor:
             cursor.execute("SELECT pg_advisory_xact_lock(%s)", [_LOCK_KEY])
@@ -58,13 +59,27 @@ def _user_chunks(hits: Iterable[Hit], users: int) -> Iterator[list[Hit]]:
         yield chunk
 
 
-def trail_record_hits(*, hits: Iterable[Hit], user_chunk: int = USER_CHUNK) -> TrailWriteResult:
-    """Record hits (grouped by user, as match_follows yields them) into cards,
-    one transaction per chunk of users."""
+def hits_writer() -> Callable[[Iterable[Hit]], TrailWriteResult]:
+    """COPY and set-based statements on PostgreSQL, the ORM elsewhere (the
+    same card rules; tests/accounts/test_trail_writers.py holds them equal)."""
+    if connection.vendor == "postgresql":
+        from accounts.trail_copy import write_hits_copy
+
+        return write_hits_copy
+    return write_hits_orm
+
+
+def trail_record_hits(*, hits: Iterable[Hit]) -> TrailWriteResult:
+    """Record hits (grouped by user, as match_follows yields them) into cards."""
+    return hits_writer()(hits)
+
+
+def write_hits_orm(hits: Iterable[Hit], *, user_chunk: int = USER_CHUNK) -> TrailWriteResult:
+    """The ORM path: one transaction per chunk of users."""
     result = TrailWriteResult()
     for chunk in _user_chunks(hits, user_chunk):
         with transaction.atomic():
-            _lock()
+            lock_trail()
             _write_chunk(chunk, result)
     return result
 

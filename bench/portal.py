@@ -1,7 +1,9 @@
 """`make bench SCALE=1000000`: the portal and the harvest on a library of that size.
 
     python -m bench.portal --scale 1000000 [--runs 30] [--http-runs 15] [--ingest 20000] [--rebuild]
-                           [--only TEXT ...]   (scenarios whose name contains one of the texts)
+                           [--only TEXT ...]   (scenarios whose name contains one of the texts;
+                                                `--only follows`: the follows bench alone)
+                           [--no-follows] [--users 10000] [--follow-runs 30] [--keep] (bench/follows.py)
 
 Uses DATABASE_URL (PostgreSQL; default postgres://postgres@127.0.0.1:5432/
 papertrail_bench). If that database does not hold a synthetic library of the
@@ -32,6 +34,11 @@ How each figure is taken:
   process, into the large library, against the parse-only time of the same
   bytes; the ingested rows are deleted afterwards and the tables vacuumed.
 
+- follows: after the rest, bench/follows.py (see there) builds 10,000
+  readers with 30 follows each, matches an announcement day against them in
+  a child process and times their trail, unread counts and the follow
+  preview; its rows join the table and its figures the JSON ("follows").
+
 API throttling is raised for the run (PAPERTRAIL_API_ANON_RATE) so that the
 benchmark measures the API, not 429s; the throttle's cache round trip stays in.
 """
@@ -48,7 +55,7 @@ import time
 from datetime import UTC, datetime
 from pathlib import Path
 
-from bench import common
+from bench import common, follows
 from bench.scenarios import TARGETS_MS, Scenario, scenarios
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -309,6 +316,12 @@ def run(args: argparse.Namespace) -> dict:
                 "master_peak_rss_mib": round(serve.peak_rss_mib(master) or 0, 1),
             }
     harvest = ingest(url, meta, args.ingest, args.seed) if args.ingest else None
+    followed = None
+    if args.follows and (not args.only or "follows" in args.only):
+        from bench.follows import run_follows
+
+        followed = run_follows(url, meta, args)
+        results += followed.pop("results")
     machine["load_average_at_end"] = os.getloadavg()
     return {
         "benchmark": "portal at scale",
@@ -334,6 +347,7 @@ def run(args: argparse.Namespace) -> dict:
         "ingest": harvest,
         "in_process_seconds": round(in_process_seconds, 1),
         "stats_task": stats_task,
+        "follows": followed,
     }
 
 
@@ -380,6 +394,10 @@ def table(report: dict) -> str:
             f"({index['papers_per_second']:,.0f}/s); stored and searchable: "
             f"{i['searchable_records_per_second']:,.0f} records/s"
         )
+    if report.get("follows"):
+        from bench.follows import lines as follows_lines
+
+        lines += follows_lines(report["follows"])
     m = report["machine"]
     lines.append(
         f"machine: {m['cpu']}, {m['cores']} cores, {m['memory_gib']} GiB, "
@@ -426,6 +444,10 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--rebuild", action="store_true", help="build the library even if one of this scale exists")
     parser.add_argument("--only", nargs="+", metavar="TEXT", help="only the scenarios whose name contains a TEXT")
+    parser.add_argument(
+        "--no-follows", dest="follows", action="store_false", help="skip the follows bench (bench/follows.py)"
+    )
+    follows.add_arguments(parser)
     parser.add_argument("--results", default=str(common.RESULTS))
     parser.add_argument("--tag", default="", help="suffix of the results file name, e.g. the server's configuration")
     parser.add_argument("--render", nargs="+", metavar="LABEL=FILE", help="print saved results as Markdown")

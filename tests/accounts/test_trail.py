@@ -115,6 +115,20 @@ def test_preview_counts_seven_and_thirty_days_and_lists_recent_papers(user):
     assert not Follow.objects.exists()
 
 
+def test_category_preview_counts_cross_lists_and_revisions_as_asked(user):
+    harvest(record("2611.00001", categories=["cs.CL"]), at=ago(days=40))
+    harvest(record("2611.00001", categories=["cs.CL"], versions=2), at=ago(days=3))
+    harvest(record("2611.00002", categories=["cs.LG", "cs.CL"]), at=ago(days=10))
+    harvest(record("2611.00003", categories=["cs.RO"]), record("2611.00004", categories=["math.CO"]), at=ago(days=1))
+    preview = follow_preview(user=user, kind="category", value={"code": "cs.CL"})
+    assert (preview.last_7_days, preview.last_30_days) == (1, 2)
+    assert [p.arxiv_id for p in preview.recent] == ["2611.00001", "2611.00002"]
+    primary = follow_preview(user=user, kind="category", value={"code": "cs.CL"}, include_cross_lists=False)
+    assert [p.arxiv_id for p in primary.recent] == ["2611.00001"]
+    arrivals = follow_preview(user=user, kind="category", value={"code": "cs"}, include_revisions=False)
+    assert [p.arxiv_id for p in arrivals.recent] == ["2611.00003", "2611.00002"]
+
+
 def test_author_candidates_share_surname_and_initial(user):
     harvest(
         record("2611.00001", authors=["Yann LeCun"], categories=["cs.LG"]),

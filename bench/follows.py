@@ -1,0 +1,317 @@
+"""The follows bench: an announcement day matched against every follow of
+10,000 readers, then their trail and the follow preview, on the bench library.
+
+    python -m bench.follows --scale 100000 [--users 10000] [--runs 30] [--keep]
+    (and from `make bench`: bench/portal.py calls run_follows after its scenarios)
+
+Uses DATABASE_URL (the bench library bench/data.py built, default
+postgres://postgres@127.0.0.1:5432/papertrail_bench). How each figure is taken:
+
+- readers: bench/follows_data.py draws them from `--follow-seed` and writes
+  them by COPY, then ANALYZE (autovacuum is off on the bench server); any
+  earlier bench readers are removed first, and all of them at the end unless
+  `--keep`.
+- the day: the library's newest `--new` first versions and `--revisions`
+  later versions (by discovered_at), as one harvest's batch.
+- matching: in a child process (the Celery task's code path:
+  accounts.follow_matching's day_index, follow_specs, exclusion_specs,
+  match_follows and the trail writer), wall time of the whole, of building
+  the day's index (included in the whole), ru_maxrss of the process after
+  the timed run, and the pure matcher on its own (a second pass afterwards
+  that only counts hits, its index built afresh and included); the trail
+  tables are then ANALYZEd, as autovacuum would.
+- the trail, its unread counts and the preview: in process through the
+  selectors and services the pages call (accounts.selectors.trail_page and
+  trail_unread_counts, accounts.follows.follow_preview; no view, template or
+  middleware), rotating over 30 readers (and over the preview's values);
+  one first call, then `--runs` timed ones; p50 and p95.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from bench import common
+
+ROOT = Path(__file__).resolve().parent.parent
+TARGETS_MS = {"trail": 100, "unread": 20, "preview": 300}
+MATCHING_TARGET_SECONDS = 60
+READERS_SAMPLED = 30
+
+
+def percentile(values: list[float], share: float) -> float:
+    ordered = sorted(values)
+    position = (len(ordered) - 1) * share
+    low = int(position)
+    high = min(low + 1, len(ordered) - 1)
+    return ordered[low] + (ordered[high] - ordered[low]) * (position - low)
+
+
+def day_versions(new: int, revisions: int) -> list[int]:
+    from harvest.models import Version
+
+    firsts = Version.objects.filter(number=1).order_by("-discovered_at", "-id").values_list("id", flat=True)[:new]
+    later = Version.objects.filter(number__gt=1).order_by("-discovered_at", "-id").values_list("id", flat=True)
+    return [*firsts, *later[:revisions]]
+
+
+def child_match(new: int, revisions: int) -> dict:
+    """The matching task's work for the day, timed in this (child) process."""
+    from django.db import connection
+
+    from accounts.follow_matching import day_index, exclusion_specs, follow_specs
+    from accounts.matching import match_follows
+    from accounts.trail import trail_record_hits
+
+    version_ids = day_versions(new, revisions)
+    started = time.perf_counter()
+    index = day_index(version_ids)
+    indexed = time.perf_counter() - started
+    result = trail_record_hits(hits=match_follows(index, follow_specs(), exclusion_specs()))
+    seconds = time.perf_counter() - started
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    from accounts.trail_copy import STEP_SECONDS
+
+    # The matcher alone, after the timed run (its peak memory is not the
+    # figure's): a fresh index, the hits only counted.
+    mark = time.perf_counter()
+    counted = sum(1 for _ in match_follows(day_index(version_ids), follow_specs(), exclusion_specs()))
+    matcher = time.perf_counter() - mark
+    with connection.cursor() as cursor:
+        cursor.execute("ANALYZE accounts_trailitem, accounts_trailmatch")
+    kinds = [paper.kind for paper in index.papers]
+    return {
+        "versions": len(version_ids),
+        "papers": len(index.papers),
+        "new_papers": kinds.count("new"),
+        "revised_papers": kinds.count("revision"),
+        "seconds": seconds,
+        "index_seconds": indexed,
+        "matcher_only_seconds": matcher,
+        "write_steps_seconds": {name: round(value, 2) for name, value in STEP_SECONDS.items()},
+        "hits": result.hits,
+        "hits_counted_by_matcher": counted,
+        "cards_created": result.created,
+        "cards_updated": result.updated,
+        "cards_reopened": result.reopened,
+        "skipped": result.skipped,
+        "peak_rss_mib": round(peak / 1024, 1),
+    }
+
+
+def _timed(call, arguments: list, runs: int) -> dict:
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    first, timings = 0.0, []
+    for run in range(runs + 1):
+        started = time.perf_counter()
+        call(arguments[run % len(arguments)])
+        elapsed = (time.perf_counter() - started) * 1000
+        if run == 0:
+            first = elapsed
+        else:
+            timings.append(elapsed)
+    with CaptureQueriesContext(connection) as queries:
+        call(arguments[0])
+    return {"first_ms": first, "p50_ms": percentile(timings, 0.5), "p95_ms": percentile(timings, 0.95),
+            "max_ms": max(timings), "runs": runs, "statuses": [200], "queries": len(queries)}  # fmt: skip
+
+
+def readers(count: int) -> list[tuple]:
+    """(user, their follow with most matches) of readers spread evenly over the bench users that hold cards."""
+    from django.db.models import Count
+
+    from accounts.models import TrailMatch, User
+    from bench.follows_data import USER_PREFIX
+
+    users = list(User.objects.filter(username__startswith=USER_PREFIX).order_by("id"))
+    step = max(1, len(users) // count)
+    chosen = []
+    for user in users[::step][:count]:
+        busiest = (
+            TrailMatch.objects.filter(user=user).values("follow_id").annotate(n=Count("id")).order_by("-n").first()
+        )
+        if busiest:
+            chosen.append((user, busiest["follow_id"]))
+    return chosen
+
+
+def measure_reads(runs: int, picked: list[tuple], previews: list[tuple[str, str, dict]]) -> list[dict]:
+    from accounts.follows import follow_preview
+    from accounts.selectors import trail_page, trail_unread_counts
+
+    first_pages = {user.pk: trail_page(user=user) for user, _ in picked}
+    cursors = [(user, first_pages[user.pk].next_cursor) for user, _ in picked if first_pages[user.pk].next_cursor]
+    plan = [
+        ("trail: first page", "trail", lambda a: trail_page(user=a[0]), picked),
+        ("trail: page 2 (cursor)", "trail", lambda a: trail_page(user=a[0], cursor=a[1]), cursors),
+        ("trail: one follow (its busiest)", "trail", lambda a: trail_page(user=a[0], follow_id=a[1]), picked),
+        ("trail: kind=revision", "trail", lambda a: trail_page(user=a[0], kind="revision"), picked),
+        ("trail: unread only", "trail", lambda a: trail_page(user=a[0], unread_only=True), picked),
+        ("trail: one follow, unread only", "trail",
+         lambda a: trail_page(user=a[0], follow_id=a[1], unread_only=True), picked),
+        ("unread counts (strip and nav)", "unread", lambda a: trail_unread_counts(user=a[0]), picked),
+    ]  # fmt: skip
+    user = picked[0][0]
+    for name, kind, value in previews:
+        plan.append((f"preview: {name}", "preview", lambda a, k=kind, v=value: follow_preview(user=a, kind=k, value=v),
+                     [user]))  # fmt: skip
+    results = []
+    for name, group, call, arguments in plan:
+        if not arguments:
+            continue
+        figures = _timed(call, arguments, runs)
+        target = TARGETS_MS[group]
+        results.append({"name": f"follows {name}", "group": f"follows-{group}", "note": "selectors in process",
+                        "urls": [], "target_p95_ms": target, "in_process": figures,
+                        "meets_target": figures["p95_ms"] <= target})  # fmt: skip
+        print(f"  follows {name}: p95 {figures['p95_ms']:.1f} ms", file=sys.stderr, flush=True)
+    return results
+
+
+def preview_values(meta: dict) -> list[tuple[str, str, dict]]:
+    from django.db import connection
+
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT a.name FROM harvest_authorship s JOIN harvest_author a ON a.id = s.author_id "
+            "GROUP BY a.name ORDER BY count(*) DESC LIMIT 1"
+        )
+        prolific = cursor.fetchone()[0]
+    tiers = meta["query_tiers"]
+    return [
+        ("category cs.LG", "category", {"code": "cs.LG"}),
+        ("category cs.DB (small)", "category", {"code": "cs.DB"}),
+        ("archive cs", "category", {"code": "cs"}),
+        ("author (most papers)", "author", {"author": prolific}),
+        (f"query {tiers['high']['q']} (rare)", "query", {"q": tiers["high"]["q"]}),
+        (f"query {tiers['medium']['q']} (1 %)", "query", {"q": tiers["medium"]["q"]}),
+        (f"query {tiers['two_words']['q']}", "query", {"q": tiers["two_words"]["q"]}),
+        (f"query {tiers['low']['q']} (least selective)", "query", {"q": tiers["low"]["q"]}),
+    ]
+
+
+def run_follows(url: str, meta: dict, args: argparse.Namespace) -> dict:
+    """Build the readers, match the day in a child process, measure the reads;
+    after django.setup() on the library's database."""
+    from django.db import connection
+
+    from bench.follows_data import build_follows, remove_bench_users
+
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT to_regclass('accounts_follow') IS NOT NULL")
+        if not cursor.fetchone()[0]:
+            raise SystemExit("the bench library predates the follows tables: rebuild it (make bench-data)")
+    remove_bench_users()
+    started = time.perf_counter()
+    drawn = build_follows(users=args.users, seed=args.follow_seed, library_seed=meta["parameters"]["seed"])
+    built = time.perf_counter() - started
+    print(f"  follows: {drawn.users:,} readers, {sum(drawn.follows.values()):,} follows in {built:.0f} s",
+          file=sys.stderr, flush=True)  # fmt: skip
+    env = {**os.environ, "DATABASE_URL": url, "PYTHONPATH": str(ROOT)}
+    command = [sys.executable, "-m", "bench.follows", "--child", "--new", str(args.new),
+               "--revisions", str(args.revisions)]  # fmt: skip
+    done = subprocess.run(command, capture_output=True, text=True, env=env, cwd=ROOT, check=False)
+    if done.returncode:
+        raise SystemExit(f"matching failed:\n{done.stderr}")
+    matching = json.loads(done.stdout.strip().splitlines()[-1])
+    matching["meets_target"] = matching["seconds"] <= MATCHING_TARGET_SECONDS
+    matching["target_seconds"] = MATCHING_TARGET_SECONDS
+    print(f"  follows matching: {matching['seconds']:.1f} s, {matching['hits']:,} hits", file=sys.stderr, flush=True)
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT count(*) FROM accounts_trailitem")
+        items = cursor.fetchone()[0]
+        cursor.execute("SELECT count(*) FROM accounts_trailmatch")
+        matches = cursor.fetchone()[0]
+        cursor.execute(
+            "SELECT pg_total_relation_size('accounts_trailitem') + pg_total_relation_size('accounts_trailmatch')"
+        )
+        size = cursor.fetchone()[0]
+    picked = readers(READERS_SAMPLED)
+    results = measure_reads(args.follow_runs, picked, preview_values(meta))
+    removed = None if args.keep else remove_bench_users()
+    return {
+        "readers": {"users": drawn.users, "follows": drawn.follows, "exclusions": drawn.exclusions,
+                    "distinct_definitions": drawn.distinct_definitions, "seed": args.follow_seed,
+                    "build_seconds": round(built, 1)},
+        "matching": matching,
+        "trail_rows": {"items": items, "matches": matches, "size_mib": round(size / 2**20, 1),
+                       "cards_per_reader": round(items / max(1, drawn.users), 1)},
+        "readers_sampled": len(picked),
+        "results": results,
+        "removed": removed if removed is not None else "kept (--keep)",
+    }  # fmt: skip
+
+
+def lines(follows: dict) -> list[str]:
+    m, rows = follows["matching"], follows["trail_rows"]
+    verdict = "yes" if m["meets_target"] else "NO"
+    return [
+        f"follows: {follows['readers']['users']:,} readers, {sum(follows['readers']['follows'].values()):,} follows; "
+        f"day of {m['new_papers']:,} new and {m['revised_papers']:,} revised papers matched in {m['seconds']:.1f} s "
+        f"(target {m['target_seconds']} s: {verdict}): {m['hits']:,} hits, {m['cards_created']:,} cards; "
+        f"index {m['index_seconds']:.1f} s, matcher alone {m['matcher_only_seconds']:.1f} s; "
+        f"matching process peak RSS {m['peak_rss_mib']} MiB",
+        f"trail after the day: {rows['items']:,} cards, {rows['matches']:,} matches, {rows['size_mib']:,} MiB",
+    ]
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--users", type=int, default=10_000, help="bench readers (30 follows each)")
+    parser.add_argument("--follow-seed", type=int, default=1)
+    parser.add_argument("--follow-runs", type=int, default=30, help="timed runs per trail and preview figure")
+    parser.add_argument("--new", type=int, default=1100, help="new papers of the announcement day")
+    parser.add_argument("--revisions", type=int, default=1500, help="revisions of the announcement day")
+    parser.add_argument("--keep", action="store_true", help="leave the bench readers and their trail in place")
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--scale", type=int, default=100_000)
+    parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--results", default=str(common.RESULTS))
+    parser.add_argument("--tag", default="follows")
+    add_arguments(parser)
+    args = parser.parse_args(argv)
+    url = common.database_url()
+    common.use_database(url)
+    import django
+
+    django.setup()
+    if args.child:
+        print(json.dumps(child_match(args.new, args.revisions)))
+        return
+    from bench.portal import library_meta
+
+    meta = library_meta(url)
+    if not meta or meta["parameters"]["scale"] != args.scale:
+        raise SystemExit(f"no bench library of {args.scale:,} papers in {common.database_name(url)}: make bench-data")
+    from django.db import connection
+
+    report = {"benchmark": "follows at scale", "scale": args.scale, "machine": common.machine(connection),
+              "follows": run_follows(url, meta, args)}  # fmt: skip
+    report["machine"]["load_average_at_end"] = os.getloadavg()
+    print("\n".join(lines(report["follows"])))
+    for r in report["follows"]["results"]:
+        f = r["in_process"]
+        print(f"{r['name'][:58]:58} {f['first_ms']:>7.1f} {f['p50_ms']:>7.1f} {f['p95_ms']:>7.1f} "
+              f"{r['target_p95_ms']:>6}  {'yes' if r['meets_target'] else 'NO'}")  # fmt: skip
+    out = Path(args.results)
+    out.mkdir(parents=True, exist_ok=True)
+    from datetime import UTC, datetime
+
+    path = out / f"{datetime.now(UTC).date().isoformat()}-{args.tag}-scale{args.scale}.json"
+    path.write_text(json.dumps(report, indent=2, default=str) + "\n")
+    print(f"\nwritten to {path}")
+
+
+if __name__ == "__main__":
+    main()
