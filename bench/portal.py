@@ -48,7 +48,7 @@ import time
 from datetime import UTC, datetime
 from pathlib import Path
 
-from bench import common
+from bench import common, sidebyside
 from bench.scenarios import TARGETS_MS, Scenario, scenarios
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -308,6 +308,7 @@ def run(args: argparse.Namespace) -> dict:
                 "worker_peak_rss_mib": [round(serve.peak_rss_mib(pid) or 0, 1) for pid in workers],
                 "master_peak_rss_mib": round(serve.peak_rss_mib(master) or 0, 1),
             }
+    side_by_side = sidebyside.measure(plan, results, args.runs)  # floors, admin, search baseline
     harvest = ingest(url, meta, args.ingest, args.seed) if args.ingest else None
     machine["load_average_at_end"] = os.getloadavg()
     return {
@@ -334,6 +335,7 @@ def run(args: argparse.Namespace) -> dict:
         "ingest": harvest,
         "in_process_seconds": round(in_process_seconds, 1),
         "stats_task": stats_task,
+        "side_by_side": side_by_side,
     }
 
 
@@ -380,6 +382,7 @@ def table(report: dict) -> str:
             f"({index['papers_per_second']:,.0f}/s); stored and searchable: "
             f"{i['searchable_records_per_second']:,.0f} records/s"
         )
+    lines += sidebyside.lines(report)
     m = report["machine"]
     lines.append(
         f"machine: {m['cpu']}, {m['cores']} cores, {m['memory_gib']} GiB, "
