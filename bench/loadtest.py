@@ -2,7 +2,7 @@
 over the bench library (bench/serve.py's server, its 2 sync workers).
 
     python -m bench.loadtest --scale 100000 [--users 50] [--seconds 60]
-                             [--steps 5 10 20 40] [--step-seconds 20]
+                             [--steps 1 2 5 10 20 40] [--step-seconds 15]
 
 (a) readers: `--users` simulated people for `--seconds`, each pausing 1 to 5 s
     between actions (bench/locustfile.py's Reader: overview, library with
@@ -241,8 +241,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--scale", type=int, default=100_000)
     parser.add_argument("--users", type=int, default=50)
     parser.add_argument("--seconds", type=int, default=60)
-    parser.add_argument("--steps", type=int, nargs="+", default=[5, 10, 20, 40])
-    parser.add_argument("--step-seconds", type=int, default=20)
+    parser.add_argument("--steps", type=int, nargs="+", default=[1, 2, 5, 10, 20, 40])
+    parser.add_argument("--step-seconds", type=int, default=15)
     parser.add_argument("--results", default=str(common.RESULTS))
     args = parser.parse_args(argv)
     if not 0 < args.seconds <= 600 or not 0 < args.step_seconds <= 300 or max(args.users, *args.steps) > 500:
