@@ -308,8 +308,8 @@ def run(args: argparse.Namespace) -> dict:
                 "worker_peak_rss_mib": [round(serve.peak_rss_mib(pid) or 0, 1) for pid in workers],
                 "master_peak_rss_mib": round(serve.peak_rss_mib(master) or 0, 1),
             }
-    side_by_side = sidebyside.measure(plan, results, args.runs)  # floors, admin, search baseline
     harvest = ingest(url, meta, args.ingest, args.seed) if args.ingest else None
+    side_by_side = sidebyside.measure(plan, results, args.runs)  # after the ingest: its child forks this process
     machine["load_average_at_end"] = os.getloadavg()
     return {
         "benchmark": "portal at scale",

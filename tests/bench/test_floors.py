@@ -52,3 +52,9 @@ def test_every_timed_scenario_gets_a_floor_and_a_ratio():
         assert row["ratio"] == pytest.approx(40.0 / row["floor"]["p50_ms"])
     assert results[0]["floor"] is rows[0] and "floor" not in results[1]
     assert len(floors.lines(rows)) == 3 + len(rows)
+
+
+def test_a_request_without_sql_has_no_floor_and_no_verdict():
+    row = {"name": "cached", "statements": 0, "floor": None, "page_p50_ms": 2.0, "ratio": None, "meets_target": None}
+
+    assert floors.lines([row])[-1].endswith("no SQL")
