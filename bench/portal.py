@@ -55,7 +55,7 @@ import time
 from datetime import UTC, datetime
 from pathlib import Path
 
-from bench import common, follows
+from bench import common, follows, sidebyside
 from bench.scenarios import TARGETS_MS, Scenario, scenarios
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -316,6 +316,7 @@ def run(args: argparse.Namespace) -> dict:
                 "master_peak_rss_mib": round(serve.peak_rss_mib(master) or 0, 1),
             }
     harvest = ingest(url, meta, args.ingest, args.seed) if args.ingest else None
+    side_by_side = sidebyside.measure(plan, results, args.runs)  # after the ingest: its child forks this process
     followed = None
     if args.follows and (not args.only or "follows" in args.only):
         from bench.follows import run_follows
@@ -348,6 +349,7 @@ def run(args: argparse.Namespace) -> dict:
         "in_process_seconds": round(in_process_seconds, 1),
         "stats_task": stats_task,
         "follows": followed,
+        "side_by_side": side_by_side,
     }
 
 
@@ -398,6 +400,7 @@ def table(report: dict) -> str:
         from bench.follows import lines as follows_lines
 
         lines += follows_lines(report["follows"])
+    lines += sidebyside.lines(report)
     m = report["machine"]
     lines.append(
         f"machine: {m['cpu']}, {m['cores']} cores, {m['memory_gib']} GiB, "
