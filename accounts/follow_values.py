@@ -30,7 +30,9 @@ def known_category(code: str) -> bool:
     return (
         code == "cs"
         or any(archive_of(c) == code for c in CS_CATEGORIES)
-        or (PaperCategory.objects.filter(category__startswith=f"{code}.").exists())
+        or PaperCategory.objects.filter(category__startswith=f"{code}.").exists()
+        # an old-style archive without sub-categories (hep-th) is a category of its own
+        or PaperCategory.objects.filter(category=code).exists()
     )
 
 

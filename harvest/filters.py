@@ -11,8 +11,9 @@ Parameters (all optional, every one in the URL):
   since     Beijing date YYYY-MM-DD, first day of the time range (inclusive)
   until     Beijing date YYYY-MM-DD, last day of the time range (inclusive)
   days      the last N days; since/until/days apply to the chosen sort's date
-  category  one or more category codes (repeat it or separate with commas); a
-            paper in any of them matches (primary or cross-list)
+  category  one or more category codes (repeat it or separate with commas), or
+            an archive (cs: every cs.* category); a paper in any of them matches
+  cross_lists 1/0: with 0, only papers whose primary category is one of them
   ai        1/0: AI-related papers only (or none of them)
   revised   1/0: papers with more than one version (or with one)
   hf        1/0: papers picked by the Hugging Face community (or not)
@@ -174,7 +175,17 @@ class CategoryFilter(django_filters.Filter):
         # filter PostgreSQL then counts from the few picked papers, probing
         # each one's categories, instead of hashing every paper of a large
         # category (docs/decisions.md, "Category filter").
-        return qs.filter(Exists(PaperCategory.objects.filter(paper=OuterRef("pk"), category__in=value)))
+        return qs.filter(Exists(PaperCategory.objects.filter(category_codes(value), paper=OuterRef("pk"))))
+
+
+def category_codes(codes: list[str]) -> Q:
+    """Categories (`cs.LG`) match themselves; an archive (`cs`, or an old-style
+    one such as `hep-th`) matches itself and every category inside it."""
+    exact = [code for code in codes if "." in code]
+    condition = Q(category__in=exact) if exact else Q(pk__in=[])
+    for archive in (code for code in codes if "." not in code):
+        condition |= Q(category=archive) | Q(category__startswith=f"{archive}.")
+    return condition
 
 
 class IntegerFilter(django_filters.NumberFilter):
@@ -211,6 +222,7 @@ class PaperFilterSet(django_filters.FilterSet):
     revised = StrictBooleanFilter(method="filter_revised", label=_("Has revisions"))
     hf = StrictBooleanFilter(method="filter_hf", label=_("Hugging Face community picks"))
     author = django_filters.CharFilter(method="filter_author", max_length=512, label=_("Author"))
+    cross_lists = StrictBooleanFilter(method="filter_nothing", label=_("Including cross-lists"))
 
     class Meta:
         model = Paper
@@ -278,6 +290,12 @@ class PaperFilterSet(django_filters.FilterSet):
 
     def filter_queryset(self, queryset):
         queryset = super().filter_queryset(queryset)
+        if self.form.cleaned_data.get("cross_lists") is False and self.form.cleaned_data.get("category"):
+            # Primary category only: the category filter's papers whose primary is one of the codes.
+            primary = PaperCategory.objects.filter(
+                category_codes(self.form.cleaned_data["category"]), paper=OuterRef("pk"), is_primary=True
+            )
+            queryset = queryset.filter(Exists(primary))
         return self._order(self._time_range(queryset))
 
     def _time_range(self, queryset: QuerySet[Paper]) -> QuerySet[Paper]:

@@ -43,10 +43,15 @@ PAPER_FILTER_PARAMETERS = [
     OpenApiParameter(
         "category",
         {"type": "array", "items": {"type": "string", "pattern": r"^[a-z][a-z\-]{0,15}(\.[A-Za-z][A-Za-z\-]{0,15})?$"}},
-        description=f"arXiv category codes such as cs.LG; repeat the parameter (or separate codes with commas) "
-        f"for several, at most {MAX_CATEGORIES}. A paper in any of them matches, primary or cross-listed.",
+        description=f"arXiv category codes such as cs.LG, or an archive such as cs (every cs.* category); repeat "
+        f"the parameter (or separate codes with commas) for several, at most {MAX_CATEGORIES}. A paper in any of "
+        "them matches, primary or cross-listed (see cross_lists).",
         explode=True,
         style="form",
+    ),
+    _bool(
+        "cross_lists",
+        "With category: papers cross-listed there too (1, the default) or only those whose primary category it is (0).",
     ),
     _bool("ai", "AI-related papers only (1) or none of them (0)."),
     _bool("revised", "Papers with more than one version (1) or with one (0)."),

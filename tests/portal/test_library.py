@@ -102,6 +102,24 @@ def test_several_categories_match_any_of_them(client, library):
     assert ids_on(client.get("/papers/?category=cs.DS,cs.CL")) == ["2610.00002", "2610.00003"]
 
 
+def test_an_archive_matches_every_category_inside_it(client, library):
+    f.store(f.record("hep-th/9901001", categories=["hep-th", "math.AG"]), at=timezone.now())
+    assert ids_on(client.get("/papers/?category=cs")) == ["2610.00001", "2610.00002", "2610.00003"]
+    assert ids_on(client.get("/papers/?category=stat")) == ["2610.00001"]
+    assert ids_on(client.get("/papers/?category=hep-th")) == ["hep-th/9901001"]  # an old-style archive
+    assert ids_on(client.get("/papers/?category=math")) == ["hep-th/9901001"]
+    assert ids_on(client.get("/papers/?category=c")) == []  # a prefix of a code is no archive
+
+
+def test_cross_lists_can_be_left_out(client, library):
+    assert ids_on(client.get("/papers/?category=cs.AI")) == ["2610.00003"]  # cross-listed there
+    assert ids_on(client.get("/papers/?category=cs.AI&cross_lists=0")) == []
+    assert ids_on(client.get("/papers/?category=cs.CL&cross_lists=0")) == ["2610.00003"]
+    assert ids_on(client.get("/papers/?category=stat&cross_lists=0")) == []
+    assert ids_on(client.get("/papers/?category=cs&cross_lists=0")) == ["2610.00001", "2610.00002", "2610.00003"]
+    assert client.get("/papers/?category=cs.AI&cross_lists=maybe").status_code == 400
+
+
 def test_ai_revisions_and_hf_filters(client, library):
     f.pick(f.paper("2610.00002"), f.source("hf_daily"), upvotes=42, url="https://huggingface.co/papers/2610.00002")
     assert ids_on(client.get("/papers/", {"ai": "1"})) == ["2610.00001", "2610.00003"]
