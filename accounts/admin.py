@@ -1,7 +1,7 @@
 from django.contrib import admin
 from django.contrib.auth.admin import UserAdmin
 
-from accounts.models import Exclusion, Follow, TrailItem, User
+from accounts.models import ApiToken, Exclusion, Follow, TrailItem, User
 
 admin.site.register(User, UserAdmin)
 
@@ -36,6 +36,24 @@ class TrailItemAdmin(_ReadMostly):
     list_select_related = ("user", "paper")
     raw_id_fields = ("user", "paper", "latest_version")
     readonly_fields = ("latest_version_number", "latest_event_at", "kind", "created_at")
+
+    def has_add_permission(self, request) -> bool:
+        return False
+
+
+@admin.register(ApiToken)
+class ApiTokenAdmin(admin.ModelAdmin):
+    """Tokens by name and public prefix; the secret's hash is never shown. An
+    admin revokes a token by setting its revocation time; new ones are made
+    on /me/ or with `manage.py create_api_token`, which show the secret once."""
+
+    list_display = ("name", "user", "prefix", "created_at", "last_used_at", "revoked_at")
+    list_filter = ("revoked_at",)
+    list_select_related = ("user",)
+    raw_id_fields = ("user",)
+    search_fields = ("name", "prefix", "user__username")
+    fields = ("user", "name", "prefix", "created_at", "last_used_at", "revoked_at")
+    readonly_fields = ("user", "name", "prefix", "created_at", "last_used_at")
 
     def has_add_permission(self, request) -> bool:
         return False
