@@ -11,6 +11,7 @@ from digests.selectors import llm_status
 from harvest.completeness import announcement_completeness
 from harvest.search_index import index_status
 from harvest.selectors import source_progress_list
+from portal.health import broker_up, cache_up
 
 COMPLETENESS_DAYS = 14
 
@@ -28,5 +29,6 @@ def sources(request: HttpRequest) -> HttpResponse:
             "search_index": index_status(),
             "completeness": announcement_completeness(days=COMPLETENESS_DAYS),
             "completeness_days": COMPLETENESS_DAYS,
+            "dependencies": {"broker": broker_up(), "cache": cache_up()},
         },
     )

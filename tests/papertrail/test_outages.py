@@ -137,3 +137,13 @@ def test_with_the_database_unreachable_the_api_answers_503_json(site_without_dat
     response = requests.get(site_without_database + "/api/v1/papers/", timeout=30)
     assert response.status_code == 503 and response.headers["Retry-After"].isdigit()
     assert response.json()["code"] == "unavailable"
+
+
+@pytest.mark.django_db
+def test_with_redis_stopped_the_sources_page_says_so(client, site_on_own_redis):
+    assert 'id="dependencies"' not in client.get("/sources/").content.decode()
+    site_on_own_redis.kill()
+    site_on_own_redis.wait()
+    page = client.get("/sources/")
+    assert page.status_code == 200
+    assert "Redis 无法连接" in page.content.decode()
