@@ -23,6 +23,7 @@ from django.core.cache import cache
 from django.core.exceptions import ValidationError
 from django.http import HttpRequest
 from django.utils.translation import gettext_lazy
+from rest_framework.throttling import BaseThrottle
 
 # allauth.core.internal.ratelimit (of the pinned version) names the cache keys
 # and windows that Retry-After and forgetting a login's failures need.
@@ -87,6 +88,16 @@ class AccountAdapter(DefaultAccountAdapter):
             else stage
             for stage in super().get_login_stages()
         ]
+
+    def get_client_ip(self, request: HttpRequest) -> str:
+        # The API throttles' trusted-proxy rule: PAPERTRAIL_API_NUM_PROXIES hops
+        # back in X-Forwarded-For, else REMOTE_ADDR; one rule for every limit.
+        return BaseThrottle().get_ident(request)
+
+    def _get_login_attempts_cache_key(self, request: HttpRequest, **credentials: Any) -> str:
+        # Failures count per (account, address): guessing from one address
+        # slows that address down without locking the owner out everywhere.
+        return f"{super()._get_login_attempts_cache_key(request, **credentials)}|{self.get_client_ip(request)}"
 
     def pre_authenticate(self, request: HttpRequest, **credentials: Any) -> None:
         try:

@@ -51,13 +51,20 @@ ACCOUNT_DEFAULT_HTTP_PROTOCOL = "https" if SITE_URL.startswith("https:") else "h
 # Registration can be closed: existing accounts still sign in.
 SIGNUP_OPEN = env_bool("PAPERTRAIL_SIGNUP_OPEN", True)
 
-# Failed sign-ins: after this many from one address, or against one login
-# (username or email), within the window (seconds), sign-in answers 429 with
-# Retry-After until the oldest failure leaves the window.
+# Failed sign-ins count per (login, address) (accounts/adapter.py): after this
+# many within the window (seconds) sign-in answers 429 with Retry-After, and
+# the wait grows with further failures (twice as many over four windows, four
+# times as many over sixteen); never a lock of an account from every address.
+# One address trying many logins is limited on its own, more loosely (a lab
+# behind one NAT address).
 _ATTEMPTS = env_int("PAPERTRAIL_LOGIN_ATTEMPTS_LIMIT", 5, minimum=1)
 _WINDOW = env_int("PAPERTRAIL_LOGIN_ATTEMPTS_WINDOW", 900, minimum=1)
+_ADDRESS_ATTEMPTS = env_int("PAPERTRAIL_LOGIN_ADDRESS_LIMIT", 50, minimum=1)
 ACCOUNT_RATE_LIMITS = {
-    "login_failed": f"{_ATTEMPTS}/{_WINDOW}s/ip,{_ATTEMPTS}/{_WINDOW}s/key",
+    "login_failed": (
+        f"{_ATTEMPTS}/{_WINDOW}s/key,{2 * _ATTEMPTS}/{4 * _WINDOW}s/key,{4 * _ATTEMPTS}/{16 * _WINDOW}s/key,"
+        f"{_ADDRESS_ATTEMPTS}/{_WINDOW}s/ip"
+    ),
     "login": "30/m/ip",
     "signup": "20/m/ip,100/h/ip",
     "reset_password": "20/m/ip,5/m/key",

@@ -4,6 +4,7 @@ tokens are created (secret shown once), listed and revoked."""
 from __future__ import annotations
 
 import re
+import time
 
 import pytest
 from django.core.cache import cache
@@ -54,11 +55,45 @@ def test_failed_sign_ins_are_throttled_with_retry_after(user):
     assert "_auth_user_id" not in client.session  # even the right password waits
 
 
-def test_throttling_is_per_username_across_addresses(user):
+def test_failures_from_other_addresses_never_lock_the_owner_out(user):
     for n in range(3):
         Client(REMOTE_ADDR=f"10.0.0.{n}").post("/accounts/login/", {"username": "ADA", "password": "wrong"})
-    response = Client(REMOTE_ADDR="10.0.0.9").post("/accounts/login/", {"username": "ada", "password": PASSWORD})
-    assert response.status_code == 429
+    guesser = Client(REMOTE_ADDR="10.0.0.66")
+    for _ in range(3):
+        guesser.post("/accounts/login/", {"username": "ada", "password": "wrong"})
+    assert guesser.post("/accounts/login/", {"username": "ada", "password": PASSWORD}).status_code == 429
+    owner = Client(REMOTE_ADDR="10.0.0.9")
+    assert owner.post("/accounts/login/", {"username": "ada", "password": PASSWORD}).status_code == 302
+
+
+def test_the_wait_grows_with_further_failures(user, settings, monkeypatch):
+    settings.ACCOUNT_RATE_LIMITS = {**settings.ACCOUNT_RATE_LIMITS, "login_failed": "2/60s/key,4/240s/key,50/60s/ip"}
+    clock = [time.time()]
+    monkeypatch.setattr(time, "time", lambda: clock[0])
+    client = Client()
+
+    def fail_twice_then_wait() -> int:
+        for _ in range(2):
+            assert client.post("/accounts/login/", {"username": "ada", "password": "wrong"}).status_code == 200
+        refused = client.post("/accounts/login/", {"username": "ada", "password": PASSWORD})
+        assert refused.status_code == 429
+        return int(refused["Retry-After"])
+
+    first = fail_twice_then_wait()
+    clock[0] += 61  # the first window has passed
+    second = fail_twice_then_wait()
+    assert first <= 60 < second <= 240 - 61 + 1
+
+
+def test_the_address_is_read_with_the_apis_proxy_rule(user, settings):
+    settings.REST_FRAMEWORK = {**settings.REST_FRAMEWORK, "NUM_PROXIES": 1}
+    behind_proxy = {"REMOTE_ADDR": "10.0.0.1"}  # the proxy's own address, the same for everyone
+    for _ in range(3):
+        Client(**behind_proxy, HTTP_X_FORWARDED_FOR="203.0.113.7").post(
+            "/accounts/login/", {"username": "ada", "password": "wrong"}
+        )
+    elsewhere = Client(**behind_proxy, HTTP_X_FORWARDED_FOR="198.51.100.4")
+    assert elsewhere.post("/accounts/login/", {"username": "ada", "password": PASSWORD}).status_code == 302
 
 
 def test_a_successful_sign_in_clears_the_username_failures(user):
