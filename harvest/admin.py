@@ -18,7 +18,7 @@ from django.contrib import admin, messages
 from django.core.paginator import Paginator
 from django.db import connection, transaction
 from django.db.models import Count, Exists, OuterRef, QuerySet, Subquery
-from django.db.models.functions import Coalesce
+from django.db.models.functions import Coalesce, Upper
 from django.http import HttpRequest
 from django.utils.functional import cached_property
 
@@ -192,10 +192,25 @@ class VersionAdmin(LargeTableAdmin):
 @admin.register(Author)
 class AuthorAdmin(LargeTableAdmin):
     list_display = ("name", "paper_count")
-    search_fields = ("^name",)
+    search_fields = ("name",)  # shows the search box; get_search_results does the search
     search_help_text = "The start of a name, as the library stores it (Lovelace, Ada or Ada Lovelace)."
-    ordering = ("-id",)
+    # By name, the unique (UPPER(name), name) index's order: a page and a name
+    # search are then one short walk of that index.
+    ordering = (Upper("name"), "name")
     readonly_fields = ("name",)
+
+    def get_search_results(self, request: HttpRequest, queryset: QuerySet[Author], search_term: str):
+        start = search_term.strip().upper()
+        if not start:
+            return queryset, False
+        # A range on the indexed UPPER(name) finds the prefix in any collation;
+        # the LIKE keeps exactly the names that start with it.
+        after = start[:-1] + chr(ord(start[-1]) + 1)
+        upper = Upper("name")
+        found = queryset.alias(upper_name=upper).filter(
+            upper_name__gte=start, upper_name__lt=after, upper_name__startswith=start
+        )
+        return found, False
 
     def get_queryset(self, request: HttpRequest) -> QuerySet[Author]:
         # A correlated count, evaluated for the rows of the page only.
