@@ -22,8 +22,11 @@ from django.conf import settings
 from django.core.cache import cache
 from django.core.exceptions import ValidationError
 from django.http import HttpRequest
+from django.utils import translation
 from django.utils.translation import gettext_lazy
 from rest_framework.throttling import BaseThrottle
+
+from accounts.models import User
 
 # allauth.core.internal.ratelimit (of the pinned version) names the cache keys
 # and windows that Retry-After and forgetting a login's failures need.
@@ -69,6 +72,13 @@ def login_failed_retry_after(request: HttpRequest, key: str) -> int:
 class AccountAdapter(DefaultAccountAdapter):
     def is_open_for_signup(self, request: HttpRequest) -> bool:
         return settings.SIGNUP_OPEN
+
+    def save_user(self, request: HttpRequest, user, form, commit: bool = True):
+        # A reader who signed up in English keeps reading in English: the page's
+        # language becomes the account's, which then wins over the cookie.
+        active = translation.get_language() or ""
+        user.language = User.Language.EN if active.startswith("en") else User.Language.ZH_HANS
+        return super().save_user(request, user, form, commit=commit)
 
     def send_mail(self, template_prefix: str, email: str, context: dict) -> None:
         # allauth names every link it puts in a mail `…_url` (activate_url,
