@@ -1,0 +1,64 @@
+from django.conf import settings
+from django.db import models
+from django.utils import timezone
+
+
+class Follow(models.Model):
+    """Something a user follows: a category or archive, an author, a keyword
+    query or a saved library view. `value` is what the user entered;
+    `compiled` is derived from it at save time (normalised author variants,
+    the parsed tsquery) so that matching a day of papers needs no parsing."""
+
+    class Kind(models.TextChoices):
+        CATEGORY = "category", "category"
+        AUTHOR = "author", "author"
+        QUERY = "query", "query"
+        FILTERS = "filters", "filters"
+
+    class Delivery(models.TextChoices):
+        TRAIL = "trail", "trail"
+        DAILY = "daily", "daily"
+        WEEKLY = "weekly", "weekly"
+
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="follows", db_index=False)
+    kind = models.CharField(max_length=16, choices=Kind.choices)
+    name = models.CharField(max_length=200)
+    value = models.JSONField(default=dict)
+    compiled = models.JSONField(default=dict, help_text="derived from value at save time, read by matching")
+    rejected_paper_ids = models.JSONField(default=list, blank=True, help_text='papers marked "not this person"')
+    include_cross_lists = models.BooleanField(default=True)
+    include_revisions = models.BooleanField(default=True)
+    muted = models.BooleanField(default=False)
+    delivery = models.CharField(max_length=16, choices=Delivery.choices, default=Delivery.TRAIL)
+    created_at = models.DateTimeField(default=timezone.now)
+    updated_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        # (user, id) serves the user's list and the matcher's stream in user order.
+        indexes = [models.Index(fields=["user", "id"], name="follow_user_idx")]
+
+    def __str__(self) -> str:
+        return f"{self.kind}: {self.name}"
+
+
+class Exclusion(models.Model):
+    """A category (code or archive) or a keyword query kept out of every one of
+    a user's follows."""
+
+    class Kind(models.TextChoices):
+        CATEGORY = "category", "category"
+        QUERY = "query", "query"
+
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="exclusions", db_index=False
+    )
+    kind = models.CharField(max_length=16, choices=Kind.choices)
+    value = models.CharField(max_length=200)
+    compiled = models.JSONField(default=dict)
+    created_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["user", "kind", "value"], name="exclusion_unique")]
+
+    def __str__(self) -> str:
+        return f"not {self.kind} {self.value}"
