@@ -171,6 +171,8 @@ class RecordDetailView(APIView):
     @extend_schema(
         operation_id="me_records_retrieve",
         summary="Your record of one paper",
+        description="Your record of a paper you saved: state and when each was set, tags, note, last read "
+        "version; 404 for a paper you have not saved.",
         parameters=[RECORD_ARXIV_ID],
         responses={
             200: OpenApiResponse(RecordSerializer, description="The record."),

@@ -26,7 +26,7 @@ class StorableCharField(serializers.CharField):
 
 class RecordPaperSerializer(serializers.Serializer):
     arxiv_id = serializers.CharField(help_text="The paper's arXiv identifier, without version.")
-    title = serializers.CharField()
+    title = serializers.CharField(help_text="The paper's title as the library holds it (TeX as written).")
     latest_version = serializers.IntegerField(help_text="The newest version the library holds.")
     updated = serializers.DateTimeField(allow_null=True, help_text="When the latest version was submitted (UTC).")
     url = serializers.SerializerMethodField(help_text="The paper's page on this site.")
@@ -38,8 +38,8 @@ class RecordPaperSerializer(serializers.Serializer):
 
 
 class RecordSerializer(serializers.Serializer):
-    paper = RecordPaperSerializer()
-    saved_at = serializers.DateTimeField()
+    paper = RecordPaperSerializer(help_text="The saved paper.")
+    saved_at = serializers.DateTimeField(help_text="When you saved it (UTC).")
     state = serializers.ChoiceField(choices=Record.State.values, help_text="to_read, reading or read.")
     to_read_at = serializers.DateTimeField(allow_null=True, help_text="When the state was last set to to_read.")
     reading_at = serializers.DateTimeField(allow_null=True, help_text="When the state was last set to reading.")
@@ -48,14 +48,14 @@ class RecordSerializer(serializers.Serializer):
         child=serializers.CharField(), source="tag_names", help_text="Your tags on it, by name."
     )
     note = serializers.CharField(help_text="Your private note, Markdown as written.")
-    note_updated_at = serializers.DateTimeField(allow_null=True)
+    note_updated_at = serializers.DateTimeField(allow_null=True, help_text="When the note last changed.")
     last_read_version = serializers.IntegerField(
         allow_null=True, help_text="The version you last opened (the paper page sets it); null: never opened."
     )
     revised_since_read = serializers.SerializerMethodField(
         help_text="The library holds a version newer than the one you last read."
     )
-    updated_at = serializers.DateTimeField()
+    updated_at = serializers.DateTimeField(help_text="When the record last changed (UTC).")
 
     def get_revised_since_read(self, record) -> bool:
         return bool(record.last_read_version and record.paper.latest_version > record.last_read_version)
@@ -89,18 +89,18 @@ class RecordChangeSerializer(RecordWriteSerializer):
 
 class RecordPageSerializer(serializers.Serializer):
     count = serializers.IntegerField(help_text="How many records match.")
-    next = serializers.URLField(allow_null=True)
-    previous = serializers.URLField(allow_null=True)
-    results = RecordSerializer(many=True)
+    next = serializers.URLField(allow_null=True, help_text="The next page, or null on the last.")
+    previous = serializers.URLField(allow_null=True, help_text="The previous page, or null on the first.")
+    results = RecordSerializer(many=True, help_text="This page's records.")
 
 
 class TagSerializer(serializers.Serializer):
-    id = serializers.IntegerField()
-    name = serializers.CharField()
+    id = serializers.IntegerField(help_text="The tag's id.")
+    name = serializers.CharField(help_text="The tag's name as first written.")
     count = serializers.IntegerField(help_text="How many of your records carry it.")
 
 
 class TagListSerializer(serializers.Serializer):
-    results = TagSerializer(many=True)
+    results = TagSerializer(many=True, help_text="Every tag of yours, by name.")
     by_state = serializers.DictField(child=serializers.IntegerField(), help_text="Your records per state.")
     total = serializers.IntegerField(help_text="How many records you have.")
