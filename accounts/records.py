@@ -7,6 +7,7 @@ from collections.abc import Iterable
 from django.db import transaction
 from django.db.models.functions import Lower
 from django.utils import timezone
+from django.utils.translation import gettext as _
 
 from accounts.models import Record, RecordTag, Tag, User
 from accounts.notes import MAX_NOTE_LENGTH
@@ -38,7 +39,7 @@ def clean_tag_names(names: Iterable[str]) -> list[str]:
         if not name:
             continue
         if len(name) > MAX_TAG_LENGTH:
-            raise RecordError("tags", f"a tag has at most {MAX_TAG_LENGTH} characters")
+            raise RecordError("tags", _("A tag has at most %(n)d characters.") % {"n": MAX_TAG_LENGTH})
         cleaned.setdefault(name.casefold(), name)
     return list(cleaned.values())
 
@@ -75,14 +76,14 @@ def record_save(
     """Save a paper to the user's record, or update the record already there.
     `tags` replaces the record's tags when given; None leaves each part as it is."""
     if note is not None and len(note) > MAX_NOTE_LENGTH:
-        raise RecordError("note", f"a note has at most {MAX_NOTE_LENGTH} characters")
+        raise RecordError("note", _("A note has at most %(n)d characters.") % {"n": MAX_NOTE_LENGTH})
     now = timezone.now()
     record, created = Record.objects.select_for_update().get_or_create(
         user=user, paper=paper, defaults={"saved_at": now, "to_read_at": now, "updated_at": now}
     )
     if state is not None:
         if state not in Record.State.values:
-            raise RecordError("state", f"state must be one of {', '.join(Record.State.values)}")
+            raise RecordError("state", _("Use to_read, reading or read."))
         if state != record.state or created:
             record.state = state
             setattr(record, _STATE_STAMPS[state], now)
@@ -100,7 +101,7 @@ def record_set_tags(*, record: Record, names: Iterable[str]) -> list[Tag]:
     """Replace the record's tags with these names."""
     names = clean_tag_names(names)
     if len(names) > MAX_TAGS_PER_RECORD:
-        raise RecordError("tags", f"a record has at most {MAX_TAGS_PER_RECORD} tags")
+        raise RecordError("tags", _("A record has at most %(n)d tags.") % {"n": MAX_TAGS_PER_RECORD})
     tags = tags_get_or_create(user=record.user, names=names)
     wanted = {tag.pk for tag in tags}
     RecordTag.objects.filter(record=record).exclude(tag_id__in=wanted).delete()
@@ -126,7 +127,7 @@ def _own_records(user: User, record_ids: Iterable[int]):
 def records_set_state(*, user: User, record_ids: Iterable[int], state: str) -> int:
     """Set the state of these of the user's records (others' ids change nothing)."""
     if state not in Record.State.values:
-        raise RecordError("state", f"state must be one of {', '.join(Record.State.values)}")
+        raise RecordError("state", _("Use to_read, reading or read."))
     now = timezone.now()
     return (
         _own_records(user, record_ids)
@@ -140,7 +141,7 @@ def records_add_tag(*, user: User, record_ids: Iterable[int], name: str) -> int:
     """Put one tag (created if missing) on these of the user's records."""
     tags = tags_get_or_create(user=user, names=[name])
     if not tags:
-        raise RecordError("tag", "give a tag name")
+        raise RecordError("tag", _("Give a tag name."))
     ids = list(_own_records(user, record_ids).values_list("pk", flat=True))
     created = RecordTag.objects.bulk_create(
         [RecordTag(record_id=pk, tag=tags[0], user=user) for pk in ids], ignore_conflicts=True
@@ -158,7 +159,7 @@ def records_remove(*, user: User, record_ids: Iterable[int]) -> int:
 def _own_tag(user: User, tag_id: int, field: str = "tag") -> Tag:
     tag = Tag.objects.filter(user=user, pk=tag_id).first()
     if tag is None:
-        raise RecordError(field, "no such tag")
+        raise RecordError(field, _("You have no such tag."))
     return tag
 
 
@@ -168,12 +169,12 @@ def tag_rename(*, user: User, tag_id: int, name: str) -> Tag:
     tag = _own_tag(user, tag_id)
     names = clean_tag_names([name])
     if not names:
-        raise RecordError("name", "give a tag name")
+        raise RecordError("name", _("Give a tag name."))
     clash = (
         Tag.objects.filter(user=user).annotate(lower_name=Lower("name")).filter(lower_name=names[0].lower())
     ).exclude(pk=tag.pk)
     if clash.exists():
-        raise RecordError("name", "you already have a tag of this name: merge the two instead")
+        raise RecordError("name", _("You already have a tag of this name: merge the two instead."))
     tag.name = names[0]
     tag.save(update_fields=["name"])
     return tag
@@ -184,7 +185,7 @@ def tag_merge(*, user: User, tag_id: int, into_id: int) -> Tag:
     """Move every record of one tag onto another and delete the first."""
     source, target = _own_tag(user, tag_id), _own_tag(user, into_id, "into")
     if source.pk == target.pk:
-        raise RecordError("into", "a tag cannot be merged into itself")
+        raise RecordError("into", _("A tag cannot be merged into itself."))
     record_ids = RecordTag.objects.filter(tag=source).values_list("record_id", flat=True)
     RecordTag.objects.bulk_create(
         [RecordTag(record_id=pk, tag=target, user=user) for pk in record_ids], ignore_conflicts=True

@@ -80,7 +80,7 @@ def test_saving_through_htmx_answers_the_controls_and_keeps_their_ids(client, re
     assert saved.state == "read" and sorted(Tag.objects.values_list("name", flat=True)) == ["Graphs", "rl"]
     assert 'value="Graphs, rl"' in html
     bad = client.post(url, {"state": "skimmed"}, **HX)
-    assert bad.status_code == 200 and "state: state must be one of" in bad.content.decode()
+    assert bad.status_code == 200 and "state: 请使用 to_read、reading 或 read。" in bad.content.decode()
     html = client.post(url, {"action": "remove"}, **HX).content.decode()
     assert f'id="record-{pk}-toggle" data-action="save"' in html and not Record.objects.exists()
 
@@ -162,7 +162,7 @@ def test_bulk_actions_change_the_selection_of_the_owners_records_only(client, re
     client.post("/records/bulk/", {"bulk": "remove", "record": [mine[0], theirs]})
     assert Record.objects.filter(pk=theirs).exists() and not Record.objects.filter(pk=mine[0]).exists()
     response = client.post("/records/bulk/", {"bulk": "state", "state": "x", "record": [mine[1]]}, follow=True)
-    assert "state: state must be one of" in response.content.decode()
+    assert "state: 请使用 to_read、reading 或 read。" in response.content.decode()
 
 
 def test_tags_are_renamed_merged_and_deleted_from_the_records_page(client, reader, library):
@@ -171,7 +171,7 @@ def test_tags_are_renamed_merged_and_deleted_from_the_records_page(client, reade
     rl, reinforcement = Tag.objects.get(name="rl"), Tag.objects.get(name="reinforcement")
     client.post(f"/records/tags/{rl.pk}/", {"action": "rename", "name": "RL"})
     clash = client.post(f"/records/tags/{rl.pk}/", {"action": "rename", "name": "reinforcement"}, follow=True)
-    assert "name: you already have a tag of this name" in clash.content.decode()
+    assert "name: 你已有同名标签" in clash.content.decode()
     client.post(f"/records/tags/{reinforcement.pk}/", {"action": "merge", "into": rl.pk})
     assert list(Tag.objects.values_list("name", flat=True)) == ["RL"] and rl.records.count() == 2
     client.post(f"/records/tags/{rl.pk}/", {"action": "delete"})
