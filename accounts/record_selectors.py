@@ -8,18 +8,17 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from django.contrib.postgres.aggregates import ArrayAgg
-from django.contrib.postgres.search import SearchQuery, SearchVectorField
-from django.db.models import Count, Exists, Expression, F, OuterRef, Q, QuerySet
+from django.contrib.postgres.search import SearchQuery
+from django.db.models import Count, Exists, F, OuterRef, Q, QuerySet
 from django.db.models.functions import Lower
 
 from accounts.models import Record, RecordTag, Tag, User
 from harvest.filters import is_postgresql
-from harvest.models import PaperCategory
 
 SORTS = {
     "saved": ("-saved_at", "-id"),
-    "updated": (F("paper__updated").desc(nulls_last=True), "-id"),
-    "title": (Lower("paper__title"), "id"),
+    "updated": (F("paper_updated").desc(nulls_last=True), "-id"),
+    "title": ("paper_title_key", "id"),
 }
 DEFAULT_SORT = "saved"
 MAX_QUERY_LENGTH = 200
@@ -44,29 +43,13 @@ class Counts:
     by_tag: list[tuple[Tag, int]] = field(default_factory=list)
 
 
-class _PaperSearchVector(Expression):
-    """The joined paper's stored `search_vector` (see harvest.filters.StoredSearchVector)."""
-
-    def __init__(self) -> None:
-        super().__init__(output_field=SearchVectorField())
-
-    def resolve_expression(self, query=None, allow_joins=True, reuse=None, summarize=False, for_save=False):
-        clone = self.copy()
-        clone.column = F("paper__title").resolve_expression(query, allow_joins, reuse, summarize, for_save)
-        return clone
-
-    def as_sql(self, compiler, connection):
-        return f"{compiler.quote_name_unless_alias(self.column.alias)}.search_vector", []
-
-
-def with_tag_names(records: QuerySet[Record], window: slice = slice(None)) -> list[Record]:
-    """The records (this window of them), each with `tag_names`, its tags'
-    names in order: on PostgreSQL one aggregate in the same query, elsewhere
-    one query more."""
+def with_tag_names(records: QuerySet[Record]) -> list[Record]:
+    """The records, each with `tag_names`, its tags' names in order: on
+    PostgreSQL one aggregate in the same query, elsewhere one query more."""
     if is_postgresql():
         aggregate = ArrayAgg("tags__name", filter=Q(tags__isnull=False), default=[], order_by=("tags__name",))
-        return list(records.annotate(tag_names=aggregate)[window])
-    found = list(records[window])
+        return list(records.annotate(tag_names=aggregate))
+    found = list(records)
     names: dict[int, list[str]] = {record.pk: [] for record in found}
     links = RecordTag.objects.filter(record_id__in=list(names)).order_by("tag__name")
     for record_id, name in links.values_list("record_id", "tag__name"):
@@ -96,25 +79,20 @@ def record_filter(*, user: User, filters: RecordFilters) -> QuerySet[Record]:
     if filters.state:
         records = records.filter(state=filters.state)
     if filters.category:
-        records = records.filter(
-            Exists(PaperCategory.objects.filter(paper_id=OuterRef("paper_id"), category=filters.category))
-        )
+        records = records.filter(paper_categories__contains=f" {filters.category} ")
     if filters.revised:
-        records = records.filter(last_read_version__isnull=False, paper__latest_version__gt=F("last_read_version"))
+        records = records.filter(last_read_version__isnull=False, paper_latest_version__gt=F("last_read_version"))
     if filters.q:
-        if is_postgresql():
-            records = records.alias(paper_vector=_PaperSearchVector())
         records = records.filter(_search(filters.q))
     return records
 
 
 def _search(text: str) -> Q:
     """The user's notes (substring) or the paper's title and abstract (the
-    library's full-text vector, checked on the user's own papers only)."""
+    copy of the library's full-text vector on the record)."""
     in_note = Q(note__icontains=text)
     if is_postgresql():
-        query = SearchQuery(text, config="english", search_type="websearch")
-        return in_note | Q(paper_vector=query)
+        return in_note | Q(paper_search=SearchQuery(text, config="english", search_type="websearch"))
     return in_note | Q(paper__title__icontains=text) | Q(paper__abstract__icontains=text)
 
 
@@ -123,9 +101,14 @@ def record_page(*, user: User, filters: RecordFilters, page: int, size: int) -> 
     many there are: a user's record is bounded, so pages are numbered."""
     records = record_filter(user=user, filters=filters)
     total = records.count()
-    ordered = records.select_related("paper").order_by(*SORTS.get(filters.sort, SORTS[DEFAULT_SORT]))
+    order = SORTS.get(filters.sort, SORTS[DEFAULT_SORT])
     start = (page - 1) * size
-    return with_tag_names(ordered, slice(start, start + size)), total
+    # The page's ids first (an index range for the saved order), then those
+    # rows with their papers and tags: aggregating the tags of every record
+    # before the limit cost 110 ms at 5,000 records.
+    ids = list(records.order_by(*order).values_list("pk", flat=True)[start : start + size])
+    found = {row.pk: row for row in with_tag_names(Record.objects.filter(pk__in=ids).select_related("paper"))}
+    return [found[pk] for pk in ids if pk in found], total
 
 
 def record_counts(*, user: User) -> Counts:

@@ -13,6 +13,7 @@ from django.db import transaction
 
 from accounts.matching import PaperFacts
 from accounts.models import Record, TrailItem
+from accounts.records import records_refresh_papers
 from accounts.trail import TrailWriteResult, lock_trail, sync_matches
 
 CHUNK = 1000
@@ -37,6 +38,8 @@ def record_revisions_to_trail(*, events: Iterable[PaperFacts]) -> TrailWriteResu
 
 
 def _write(papers: list[int], latest: dict, result: TrailWriteResult) -> None:
+    # The new version may change what /records/ filters and sorts by.
+    records_refresh_papers(paper_ids=papers)
     records = list(Record.objects.filter(paper_id__in=papers).values_list("user_id", "paper_id", "last_read_version"))
     wanted = {(user_id, paper_id) for user_id, paper_id, read in records if latest[paper_id][1] > (read or 1)}
     if not wanted:

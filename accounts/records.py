@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from django.db import transaction
+from django.db import connection, transaction
 from django.db.models.functions import Lower
 from django.utils import timezone
 from django.utils.translation import gettext as _
@@ -92,9 +92,52 @@ def record_save(
         record.note_updated_at = now
     record.updated_at = now
     record.save()
+    if created:
+        records_refresh_papers(paper_ids=[paper.pk], user=user)
     if tags is not None:
         record_set_tags(record=record, names=tags)
     return record, created
+
+
+_REFRESH_SQL = """
+UPDATE accounts_record r
+SET paper_categories = ' ' || array_to_string(ARRAY(SELECT jsonb_array_elements_text(p.categories)), ' ') || ' ',
+    paper_title_key = left(lower(p.title), 200),
+    paper_updated = p.updated,
+    paper_latest_version = p.latest_version,
+    paper_search = p.search_vector
+FROM harvest_paper p
+WHERE p.id = r.paper_id AND r.paper_id = ANY(%s)
+"""
+
+
+def records_refresh_papers(*, paper_ids: Iterable[int], user: User | None = None) -> int:
+    """Copy the papers' categories, title, update time, latest version and
+    search vector onto the records of them (one user's, or everyone's)."""
+    ids = list(paper_ids)
+    if not ids:
+        return 0
+    if connection.vendor == "postgresql":
+        sql, params = _REFRESH_SQL, [ids]
+        if user is not None:
+            sql, params = f"{sql} AND r.user_id = %s", [ids, user.pk]
+        with connection.cursor() as cursor:
+            cursor.execute(sql, params)
+            return cursor.rowcount
+    records = Record.objects.filter(paper_id__in=ids).select_related("paper")
+    if user is not None:
+        records = records.filter(user=user)
+    changed = []
+    for record in records:
+        paper = record.paper
+        record.paper_categories = f" {' '.join(paper.categories)} "
+        record.paper_title_key = paper.title.lower()[:200]
+        record.paper_updated = paper.updated
+        record.paper_latest_version = paper.latest_version
+        changed.append(record)
+    fields = ["paper_categories", "paper_title_key", "paper_updated", "paper_latest_version"]
+    Record.objects.bulk_update(changed, fields, batch_size=1000)
+    return len(changed)
 
 
 def record_set_tags(*, record: Record, names: Iterable[str]) -> list[Tag]:

@@ -52,6 +52,7 @@ def build_reader(*, records: int, tags: int, seed: int):
     from django.db import connection
 
     from accounts.models import Record, RecordTag, Tag, User
+    from accounts.records import records_refresh_papers
 
     rng = random.Random(seed)
     with connection.cursor() as cursor:
@@ -92,6 +93,7 @@ def build_reader(*, records: int, tags: int, seed: int):
         for tag in {id(t): t for t in rng.choices(tag_rows, weights=weights, k=rng.randrange(4))}.values():
             links.append(RecordTag(record=record, tag=tag, user=user))
     RecordTag.objects.bulk_create(links, batch_size=5000, ignore_conflicts=True)
+    records_refresh_papers(paper_ids=paper_ids, user=user)
     with connection.cursor() as cursor:
         for table in ("accounts_record", "accounts_recordtag", "accounts_tag"):
             cursor.execute(f"ANALYZE {table}")
@@ -204,6 +206,8 @@ def main(argv: list[str] | None = None) -> None:
     args = parser.parse_args(argv)
     url = common.database_url()
     common.use_database(url)
+    # The test client's host, as bench/portal.py's BENCH_ENV allows it.
+    os.environ.setdefault("DJANGO_ALLOWED_HOSTS", "testserver,127.0.0.1,localhost")
     import django
 
     django.setup()

@@ -39,5 +39,5 @@ urlpatterns = [
     # Export and import pages live under records/export/ and records/import/ (another module).
     path("records/", records.records, name="records"),
     path("records/bulk/", records.records_bulk, name="records_bulk"),
-    path("records/tags/<int:tag_id>/", records.tag_edit, name="tag_edit"),
+    path("records/tags/", records.tag_edit, name="tag_edit"),
 ]

@@ -210,21 +210,24 @@ def records_bulk(request: HttpRequest) -> HttpResponse:
 
 @login_required
 @require_POST
-def tag_edit(request: HttpRequest, tag_id: int) -> HttpResponse:
-    """Rename, merge into another tag, or delete one of the user's tags."""
-    if not Tag.objects.filter(user=request.user, pk=tag_id).exists():
+def tag_edit(request: HttpRequest) -> HttpResponse:
+    """Rename one of the user's tags, merge it into another, or delete it
+    (one form for all the tags: a form per tag made the page heavy)."""
+    raw = request.POST.get("tag", "")
+    tag = Tag.objects.filter(user=request.user, pk=int(raw)).first() if raw.isdigit() and len(raw) < 19 else None
+    if tag is None:
         raise Http404(_("No such tag."))
     action = request.POST.get("action", "")
     try:
         if action == "rename":
-            tag_rename(user=request.user, tag_id=tag_id, name=request.POST.get("name", ""))
+            tag_rename(user=request.user, tag_id=tag.pk, name=request.POST.get("name", ""))
         elif action == "merge":
             into = request.POST.get("into", "")
-            if not into.isdigit():
+            if not into.isdigit() or len(into) > 18:
                 raise RecordError("into", _("Choose the tag to merge into."))
-            tag_merge(user=request.user, tag_id=tag_id, into_id=int(into))
+            tag_merge(user=request.user, tag_id=tag.pk, into_id=int(into))
         elif action == "delete":
-            tag_delete(user=request.user, tag_id=tag_id)
+            tag_delete(user=request.user, tag_id=tag.pk)
         else:
             raise RecordError("action", _("Use rename, merge or delete."))
     except RecordError as exc:

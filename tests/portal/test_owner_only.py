@@ -39,7 +39,6 @@ OWNED: dict[str, Callable[[dict[str, Any]], Any]] = {
     "trail_item_id": lambda objs: objs["item"].pk,
     "token_id": lambda objs: objs["token"].pk,
     "exclusion_id": lambda objs: objs["exclusion"].pk,
-    "tag_id": lambda objs: objs["tag"].pk,
 }
 # Routes where a public-looking parameter names the user's own object: a
 # record is "my record of this paper". Filled with the paper A saved (and B did not).
@@ -124,7 +123,7 @@ def test_every_id_parameter_is_classified_as_owned_or_public():
     assert unclassified == [], "list each parameter in OWNED (a user's object) or PUBLIC in this module"
     # The walk finds what it must: the owned routes of the API and of the account pages.
     names = {route.name for route in OWNED_ROUTES}
-    assert {"api:follow_detail", "api:trail_dismiss", "accounts:token_revoke", "portal:tag_edit"} <= names
+    assert {"api:follow_detail", "api:trail_dismiss", "accounts:token_revoke"} <= names
     assert set(OWNED_BY_ROUTE) <= names
     assert set(NOT_YET_404) <= names
 

@@ -169,12 +169,19 @@ def test_tags_are_renamed_merged_and_deleted_from_the_records_page(client, reade
     record_save(user=reader, paper=paper("2611.00001"), tags=["rl"])
     record_save(user=reader, paper=paper("2611.00002"), tags=["reinforcement"])
     rl, reinforcement = Tag.objects.get(name="rl"), Tag.objects.get(name="reinforcement")
-    client.post(f"/records/tags/{rl.pk}/", {"action": "rename", "name": "RL"})
-    clash = client.post(f"/records/tags/{rl.pk}/", {"action": "rename", "name": "reinforcement"}, follow=True)
+    client.post("/records/tags/", {"tag": rl.pk, "action": "rename", "name": "RL"})
+    clash = client.post("/records/tags/", {"tag": rl.pk, "action": "rename", "name": "reinforcement"}, follow=True)
     assert "name: 你已有同名标签" in clash.content.decode()
-    client.post(f"/records/tags/{reinforcement.pk}/", {"action": "merge", "into": rl.pk})
+    client.post("/records/tags/", {"tag": reinforcement.pk, "action": "merge", "into": rl.pk})
     assert list(Tag.objects.values_list("name", flat=True)) == ["RL"] and rl.records.count() == 2
-    client.post(f"/records/tags/{rl.pk}/", {"action": "delete"})
+    other = User.objects.create_user("other", password="x")
+    stranger = Client()
+    stranger.force_login(other)
+    for action in ("rename", "merge", "delete"):
+        body = {"tag": rl.pk, "action": action, "name": "taken", "into": rl.pk}
+        assert stranger.post("/records/tags/", body).status_code == 404
+    assert stranger.post("/records/tags/", {"tag": "x", "action": "delete"}).status_code == 404
+    client.post("/records/tags/", {"tag": rl.pk, "action": "delete"})
     assert not Tag.objects.exists() and Record.objects.count() == 2
 
 
