@@ -124,7 +124,10 @@ def test_the_paper_page_shows_what_changed_since_the_version_read_then_clears_th
 
 
 def entries(response) -> list[str]:
-    return re.findall(r'<article class="paper-card" data-arxiv-id="([^"]+)"', response.content.decode())
+    return re.findall(
+        r'<article class="record-item paper-card" data-record-id="\d+" data-arxiv-id="([^"]+)"',
+        response.content.decode(),
+    )
 
 
 def test_records_page_filters_sorts_counts_and_pages(client, reader, library):

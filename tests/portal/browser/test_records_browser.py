@@ -17,7 +17,7 @@ from accounts.models import User
 from accounts.records import record_save
 from harvest.models import Paper
 from tests import factories as f
-from tests.portal.browser.conftest import browser_page, in_thread, screenshot
+from tests.portal.browser.conftest import browser_page, screenshot
 from tests.portal.browser.test_xss import ABSTRACT, TITLE
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
