@@ -12,7 +12,7 @@ from django.contrib.postgres.search import SearchQuery
 from django.db.models import Count, Exists, F, OuterRef, Q, QuerySet
 from django.db.models.functions import Lower
 
-from accounts.models import Record, RecordTag, Tag, User
+from accounts.models import Record, RecordSearch, RecordTag, Tag, User
 from harvest.filters import is_postgresql
 
 SORTS = {
@@ -92,7 +92,8 @@ def _search(text: str) -> Q:
     copy of the library's full-text vector on the record)."""
     in_note = Q(note__icontains=text)
     if is_postgresql():
-        return in_note | Q(paper_search=SearchQuery(text, config="english", search_type="websearch"))
+        query = SearchQuery(text, config="english", search_type="websearch")
+        return in_note | Exists(RecordSearch.objects.filter(record_id=OuterRef("pk"), vector=query))
     return in_note | Q(paper__title__icontains=text) | Q(paper__abstract__icontains=text)
 
 

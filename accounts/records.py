@@ -104,10 +104,15 @@ UPDATE accounts_record r
 SET paper_categories = ' ' || array_to_string(ARRAY(SELECT jsonb_array_elements_text(p.categories)), ' ') || ' ',
     paper_title_key = left(lower(p.title), 200),
     paper_updated = p.updated,
-    paper_latest_version = p.latest_version,
-    paper_search = p.search_vector
+    paper_latest_version = p.latest_version
 FROM harvest_paper p
-WHERE p.id = r.paper_id AND r.paper_id = ANY(%s)
+WHERE p.id = r.paper_id AND r.paper_id = ANY(%s) {user}
+"""
+_REFRESH_SEARCH_SQL = """
+INSERT INTO accounts_recordsearch (record_id, vector)
+SELECT r.id, p.search_vector FROM accounts_record r JOIN harvest_paper p ON p.id = r.paper_id
+WHERE r.paper_id = ANY(%s) {user}
+ON CONFLICT (record_id) DO UPDATE SET vector = EXCLUDED.vector
 """
 
 
@@ -118,12 +123,13 @@ def records_refresh_papers(*, paper_ids: Iterable[int], user: User | None = None
     if not ids:
         return 0
     if connection.vendor == "postgresql":
-        sql, params = _REFRESH_SQL, [ids]
-        if user is not None:
-            sql, params = f"{sql} AND r.user_id = %s", [ids, user.pk]
+        mine = "AND r.user_id = %s" if user is not None else ""
+        params = [ids, user.pk] if user is not None else [ids]
         with connection.cursor() as cursor:
-            cursor.execute(sql, params)
-            return cursor.rowcount
+            cursor.execute(_REFRESH_SQL.format(user=mine), params)
+            count = cursor.rowcount
+            cursor.execute(_REFRESH_SEARCH_SQL.format(user=mine), params)
+        return count
     records = Record.objects.filter(paper_id__in=ids).select_related("paper")
     if user is not None:
         records = records.filter(user=user)
