@@ -13,6 +13,7 @@ is left untouched, so importing a file twice changes nothing.
 from __future__ import annotations
 
 import logging
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
@@ -35,6 +36,7 @@ logger = logging.getLogger(__name__)
 MATCHED, ADDED, UNMATCHED = "matched", "added", "unmatched"
 SAVED, TAGS_ADDED, ALREADY_SAVED = "saved", "tags added", "already saved"
 TITLE_CANDIDATES = 50
+_WORDS = re.compile(r"\w+")
 
 
 class RecordImportError(ValueError):
@@ -148,9 +150,12 @@ def _match(entries: list[ImportEntry]) -> tuple[dict[int, tuple[Paper, str]], di
         if id(entry) in found or not entry.title:
             continue
         wanted = normalised_title(entry.title)
-        if not wanted:
+        words = " ".join(_WORDS.findall(entry.title))
+        if not wanted or not words:
             continue
-        candidates = full_text_search(Paper.objects.only(*only), wanted).order_by("pk")[:TITLE_CANDIDATES]
+        # The full-text index narrows the library to a few candidates (the
+        # words as written: the index keeps accents), compared exactly here.
+        candidates = full_text_search(Paper.objects.only(*only), words).order_by("pk")[:TITLE_CANDIDATES]
         same = [paper for paper in candidates if normalised_title(paper.title) == wanted]
         if len(same) == 1:
             found[id(entry)] = (same[0], "title")

@@ -84,15 +84,40 @@ def read_id_list(text: str) -> ReadResult:
     return result
 
 
+_PARTICLES = frozenset(
+    [
+        "van",
+        "von",
+        "der",
+        "den",
+        "de",
+        "del",
+        "della",
+        "di",
+        "da",
+        "du",
+        "dos",
+        "das",
+        "la",
+        "le",
+        "ter",
+        "ten",
+        "zu",
+        "bin",
+        "al",
+    ]
+)
+
+
 def split_name(name: str) -> tuple[str, str]:
-    """(family, given) of a name written "Given Family", with lower-case
-    particles kept with the family name ("Laurens van der Maaten")."""
+    """(family, given) of a name written "Given Family", with the particles
+    that start a family name kept with it ("Laurens van der Maaten")."""
     parts = name.split()
     if len(parts) < 2:
         return name.strip(), ""
     start = len(parts) - 1
     for position in range(1, len(parts) - 1):
-        if parts[position][:1].islower():
+        if parts[position] in _PARTICLES:
             start = position
             break
     return " ".join(parts[start:]), " ".join(parts[:start])
