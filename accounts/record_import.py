@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 
 from django.conf import settings
 from django.db.models.functions import Lower
+from django.utils.translation import gettext as _
 
 from accounts.models import Record, RecordTag, User
 from accounts.record_files import FileFormatError, ImportEntry, ReadResult
@@ -35,6 +36,12 @@ logger = logging.getLogger(__name__)
 
 MATCHED, ADDED, UNMATCHED = "matched", "added", "unmatched"
 SAVED, TAGS_ADDED, ALREADY_SAVED = "saved", "tags added", "already saved"
+# Called when a reason is written, so it speaks the request's language.
+_SAVE_OUTCOMES = {
+    SAVED: lambda: _("saved"),
+    TAGS_ADDED: lambda: _("tags added"),
+    ALREADY_SAVED: lambda: _("already saved"),
+}
 TITLE_CANDIDATES = 50
 _WORDS = re.compile(r"\w+")
 
@@ -74,13 +81,14 @@ def records_import_file(*, user: User, data: bytes, filename: str = "") -> Impor
     not text, or not in any of the formats."""
     limit = settings.RECORDS_IMPORT_MAX_BYTES
     if len(data) > limit:
-        raise RecordImportError("file", f"the file is {len(data):,} bytes; the limit is {limit:,} bytes")
+        message = _("the file is %(size)s bytes; the limit is %(limit)s bytes")
+        raise RecordImportError("file", message % {"size": f"{len(data):,}", "limit": f"{limit:,}"})
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError:
-        raise RecordImportError("file", "the file is not UTF-8 text") from None
+        raise RecordImportError("file", _("the file is not UTF-8 text")) from None
     if not text.strip():
-        raise RecordImportError("file", "the file is empty")
+        raise RecordImportError("file", _("the file is empty"))
     try:
         kind, read = read_any(text, filename)
     except FileFormatError as exc:
@@ -92,10 +100,10 @@ def records_import_ids(*, user: User, ids: Iterable[str]) -> ImportResult:
     """Import a list of arXiv ids, arXiv URLs or DOIs."""
     values = [str(value) for value in ids]
     if sum(len(value) for value in values) > settings.RECORDS_IMPORT_MAX_BYTES:
-        raise RecordImportError("ids", "the list is longer than the import limit")
+        raise RecordImportError("ids", _("the list is longer than the import limit"))
     read = read_id_list("\n".join(value.replace("\n", " ") for value in values))
     if not read.entries and not read.malformed:
-        raise RecordImportError("ids", "give at least one arXiv id, arXiv URL or DOI")
+        raise RecordImportError("ids", _("give at least one arXiv id, arXiv URL or DOI"))
     return _import(user, "ids", read)
 
 
@@ -121,10 +129,11 @@ def _import(user: User, kind: str, read: ReadResult) -> ImportResult:
             continue
         paper, how = match
         outcome = ADDED if paper.arxiv_id in added["papers"] else MATCHED
-        reason = f"{how}; {saved[paper.pk]}"
+        reason = _("%(how)s; %(what)s") % {"how": how, "what": _SAVE_OUTCOMES[saved[paper.pk]]()}
         result.entries.append(EntryResult(entry.label, outcome, reason, paper.arxiv_id, paper.title))
     for bad in read.malformed:
-        result.entries.append(EntryResult(bad.label, UNMATCHED, f"malformed entry: {bad.reason}"))
+        reason = _("malformed entry: %(reason)s") % {"reason": bad.reason}
+        result.entries.append(EntryResult(bad.label, UNMATCHED, reason))
     return result
 
 
@@ -137,7 +146,7 @@ def _match(entries: list[ImportEntry]) -> tuple[dict[int, tuple[Paper, str]], di
     by_id = Paper.objects.only(*only).in_bulk({e.arxiv_id for e in entries if e.arxiv_id}, field_name="arxiv_id")
     for entry in entries:
         if entry.arxiv_id in by_id:
-            found[id(entry)] = (by_id[entry.arxiv_id], f"arXiv id {entry.arxiv_id}")
+            found[id(entry)] = (by_id[entry.arxiv_id], _("arXiv id %(id)s") % {"id": entry.arxiv_id})
     dois = {e.doi for e in entries if e.doi and id(e) not in found}
     if dois:
         # Stored DOIs are as the source wrote them; compared without case.
@@ -145,7 +154,7 @@ def _match(entries: list[ImportEntry]) -> tuple[dict[int, tuple[Paper, str]], di
         by_doi = {paper.lower_doi: paper for paper in rows}
         for entry in entries:
             if id(entry) not in found and entry.doi in by_doi:
-                found[id(entry)] = (by_doi[entry.doi], f"DOI {entry.doi}")
+                found[id(entry)] = (by_doi[entry.doi], _("DOI %(doi)s") % {"doi": entry.doi})
     for entry in entries:
         if id(entry) in found or not entry.title:
             continue
@@ -158,7 +167,7 @@ def _match(entries: list[ImportEntry]) -> tuple[dict[int, tuple[Paper, str]], di
         candidates = full_text_search(Paper.objects.only(*only), words).order_by("pk")[:TITLE_CANDIDATES]
         same = [paper for paper in candidates if normalised_title(paper.title) == wanted]
         if len(same) == 1:
-            found[id(entry)] = (same[0], "title")
+            found[id(entry)] = (same[0], _("title"))
         elif same:
             ambiguous[id(entry)] = len(same)
     return found, ambiguous
@@ -185,22 +194,24 @@ def _look_up(entries: list[ImportEntry], found: dict[int, tuple[Paper, str]]) ->
     outcome["papers"] = set(stored)
     for entry in entries:
         if id(entry) not in found and entry.arxiv_id in stored:
-            found[id(entry)] = (stored[entry.arxiv_id], f"arXiv id {entry.arxiv_id}, looked up on arXiv and added")
+            how = _("arXiv id %(id)s, looked up on arXiv and added") % {"id": entry.arxiv_id}
+            found[id(entry)] = (stored[entry.arxiv_id], how)
     return outcome
 
 
 def _unmatched_reason(entry: ImportEntry, looked_up: dict, ambiguous: dict[int, int]) -> str:
+    values = {"id": entry.arxiv_id, "doi": entry.doi, "error": looked_up["error"], "count": ambiguous.get(id(entry))}
     if entry.arxiv_id:
         if entry.arxiv_id in looked_up["over_cap"]:
-            return f"arXiv id {entry.arxiv_id} not in the library and over this import's arXiv lookup limit"
+            return _("arXiv id %(id)s is not in the library and over this import's limit of arXiv lookups") % values
         if looked_up["error"]:
-            return f"arXiv id {entry.arxiv_id} not in the library; arXiv could not be asked: {looked_up['error']}"
-        return f"arXiv id {entry.arxiv_id}: arXiv does not know this paper"
+            return _("arXiv id %(id)s is not in the library; arXiv could not be asked: %(error)s") % values
+        return _("arXiv id %(id)s: arXiv does not know this paper") % values
     if id(entry) in ambiguous:
-        return f"no arXiv id or known DOI, and the title names {ambiguous[id(entry)]} library papers"
+        return _("no arXiv id or known DOI, and the title names %(count)d library papers") % values
     if entry.doi:
-        return f"no arXiv id; DOI {entry.doi} and the title are not in the library"
-    return "no arXiv id or DOI, and no library paper has this title"
+        return _("no arXiv id; DOI %(doi)s and the title are not in the library") % values
+    return _("no arXiv id or DOI, and no library paper has this title")
 
 
 def _save(user: User, to_save: dict[int, tuple[Paper, list[str]]]) -> dict[int, str]:

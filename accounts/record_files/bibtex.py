@@ -9,6 +9,7 @@ from collections.abc import Iterable
 import bibtexparser
 from bibtexparser import middlewares
 from bibtexparser.model import DuplicateBlockKeyBlock, Entry, ParsingFailedBlock
+from django.utils.translation import gettext as _
 from pylatexenc.latex2text import LatexNodes2Text
 
 from accounts.record_files import ExportItem, ImportEntry, MalformedEntry, ReadResult
@@ -158,15 +159,16 @@ def read(text: str) -> ReadResult:
         elif isinstance(block, ParsingFailedBlock):
             line = block.start_line + 1 if block.start_line is not None else "?"
             first = block.raw.strip().splitlines()[0][:60] if block.raw.strip() else ""
-            result.malformed.append(MalformedEntry(f"line {line}: {first}", "not a complete BibTeX entry"))
+            label = _("line %(line)s: %(text)s") % {"line": line, "text": first}
+            result.malformed.append(MalformedEntry(label, _("not a complete BibTeX entry")))
     for entry in sorted(entries, key=lambda e: e.start_line or 0):
         try:
             imported = entry_from(entry)
         except Exception as exc:  # a field pylatexenc cannot read: that entry alone
-            result.malformed.append(MalformedEntry(entry.key, f"unreadable field: {exc}"))
+            result.malformed.append(MalformedEntry(entry.key, _("unreadable field: %(error)s") % {"error": exc}))
             continue
         if not (imported.arxiv_id or imported.doi or imported.title):
-            result.malformed.append(MalformedEntry(entry.key, "no arXiv id, DOI or title"))
+            result.malformed.append(MalformedEntry(entry.key, _("no arXiv id, DOI or title")))
         else:
             result.entries.append(imported)
     return result

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import json
 
+from django.utils.translation import gettext as _
+
 from accounts.record_files import ExportItem, FileFormatError, ImportEntry, MalformedEntry, ReadResult
 from accounts.record_files.bibtex import unique_keys
 from accounts.record_files.identifiers import arxiv_id_in, doi_in, split_name
@@ -59,20 +61,21 @@ def read(text: str) -> ReadResult:
     try:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
-        raise FileFormatError(f"not valid JSON (line {exc.lineno}, column {exc.colno}): {exc.msg}") from None
+        message = _("not valid JSON (line %(line)d, column %(column)d): %(error)s")
+        raise FileFormatError(message % {"line": exc.lineno, "column": exc.colno, "error": exc.msg}) from None
     if isinstance(data, dict) and "items" in data:  # some tools wrap the list
         data = data["items"]
     if not isinstance(data, list):
-        raise FileFormatError("CSL-JSON is a list of items")
+        raise FileFormatError(_("CSL-JSON is a list of items"))
     result = ReadResult()
     for number, item in enumerate(data, start=1):
-        label = f"item {number}"
+        label = _("item %(number)d") % {"number": number}
         if not isinstance(item, dict):
-            result.malformed.append(MalformedEntry(label, "an item is a JSON object"))
+            result.malformed.append(MalformedEntry(label, _("an item is a JSON object")))
             continue
         entry = entry_from(item, label)
         if entry.arxiv_id or entry.doi or entry.title:
             result.entries.append(entry)
         else:
-            result.malformed.append(MalformedEntry(entry.label, "no arXiv id, DOI or title"))
+            result.malformed.append(MalformedEntry(entry.label, _("no arXiv id, DOI or title")))
     return result

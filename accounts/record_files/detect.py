@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from django.utils.translation import gettext as _
+
 from accounts.record_files import FileFormatError, ReadResult, bibtex, csljson, ris
 from accounts.record_files.identifiers import read_id_list
 
@@ -20,7 +22,7 @@ def detect(text: str, filename: str = "") -> str:
         return "bibtex"
     suffix = filename[filename.rfind(".") :].lower() if "." in filename else ""
     if _BY_SUFFIX.get(suffix) in ("bibtex", "ris", "csljson"):
-        raise FileFormatError(f"the file is named {suffix} but does not read as that format")
+        raise FileFormatError(_("the file is named %(suffix)s but does not read as that format") % {"suffix": suffix})
     return "ids"
 
 
@@ -30,7 +32,7 @@ def read_any(text: str, filename: str = "") -> tuple[str, ReadResult]:
     kind = detect(text, filename)
     result = _READERS[kind](text)
     if kind == "ids" and not result.entries:
-        raise FileFormatError("not a BibTeX, RIS or CSL-JSON file, nor a list of arXiv ids, arXiv URLs or DOIs")
+        raise FileFormatError(_("not a BibTeX, RIS or CSL-JSON file, nor a list of arXiv ids, arXiv URLs or DOIs"))
     if kind != "ids" and not result.entries and not result.malformed:
-        raise FileFormatError(f"no entries found in this {kind} file")
+        raise FileFormatError(_("no entries found in this %(format)s file") % {"format": kind})
     return kind, result

@@ -6,6 +6,8 @@ from __future__ import annotations
 import re
 import unicodedata
 
+from django.utils.translation import gettext as _
+
 from accounts.record_files import ImportEntry, MalformedEntry, ReadResult
 from harvest.records import MalformedRecord, split_arxiv_id
 
@@ -80,7 +82,7 @@ def read_id_list(text: str) -> ReadResult:
         if doi:
             result.entries.append(ImportEntry(label=token, doi=doi))
         else:
-            result.malformed.append(MalformedEntry(token, "not an arXiv id, an arXiv URL or a DOI"))
+            result.malformed.append(MalformedEntry(token, _("not an arXiv id, an arXiv URL or a DOI")))
     return result
 
 

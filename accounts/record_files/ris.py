@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 
 import rispy
+from django.utils.translation import gettext as _
 
 from accounts.record_files import ExportItem, ImportEntry, MalformedEntry, ReadResult
 from accounts.record_files.bibtex import unique_keys
@@ -73,14 +74,14 @@ def read(text: str) -> ReadResult:
     if text[position:].strip():
         pieces.append(text[position:])
     for number, piece in enumerate(pieces, start=1):
-        label = f"entry {number}"
+        label = _("entry %(number)d") % {"number": number}
         if not re.search(r"^TY  - ", piece, re.MULTILINE) or not _END.search(piece):
-            result.malformed.append(MalformedEntry(label, "an RIS entry runs from a TY line to an ER line"))
+            result.malformed.append(MalformedEntry(label, _("an RIS entry runs from a TY line to an ER line")))
             continue
         try:
             [data] = rispy.loads(piece.strip() + "\n")
         except Exception as exc:  # rispy raises bare IOError/ValueError on a bad line
-            result.malformed.append(MalformedEntry(label, f"unreadable RIS: {exc}"))
+            result.malformed.append(MalformedEntry(label, _("unreadable RIS: %(error)s") % {"error": exc}))
             continue
         entry = entry_from(data)
         if not entry.label:
@@ -88,7 +89,7 @@ def read(text: str) -> ReadResult:
         if entry.arxiv_id or entry.doi or entry.title:
             result.entries.append(entry)
         else:
-            result.malformed.append(MalformedEntry(entry.label or label, "no arXiv id, DOI or title"))
+            result.malformed.append(MalformedEntry(entry.label or label, _("no arXiv id, DOI or title")))
     return result
 
 

@@ -8,6 +8,7 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
+from django.utils import translation
 
 from accounts.models import Record, RecordTag, Tag
 from accounts.record_import import (
@@ -25,6 +26,14 @@ from tests.factories import record
 from tests.harvest.arxiv_api_replay import PATH, serve_recorded
 
 pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture(autouse=True)
+def english():
+    """The reasons are written in the active language; these tests read English."""
+    with translation.override("en"):
+        yield
+
 
 FIXTURES = Path(__file__).parent.parent / "fixtures" / "records"
 UBER = "Über die Berechenbarkeit großer Sprachmodelle"
@@ -162,7 +171,7 @@ def test_lookups_past_the_limit_are_reported_not_asked(user, library, api, repla
     result = records_import_ids(user=user, ids=["1605.08386"])
 
     [entry] = result.entries
-    assert entry.outcome == UNMATCHED and "lookup limit" in entry.reason
+    assert entry.outcome == UNMATCHED and "limit of arXiv lookups" in entry.reason
     assert replay_server.requests_to(PATH) == []
 
 
@@ -200,9 +209,9 @@ def test_a_file_over_the_size_limit_is_refused_before_it_is_read(user, settings)
 
 def test_csl_json_items_are_matched_and_their_keywords_become_tags(user, library):
     data = (
-        '[{"id": "a", "type": "article", "title": "x", "number": "arXiv:2611.00002", "keyword": "graphs, kernels"},'
-        ' {"id": "b", "type": "article-journal", "DOI": "10.1145/3600000.3600001"}, 17]'
-    ).encode()
+        b'[{"id": "a", "type": "article", "title": "x", "number": "arXiv:2611.00002", "keyword": "graphs, kernels"},'
+        b' {"id": "b", "type": "article-journal", "DOI": "10.1145/3600000.3600001"}, 17]'
+    )
 
     result = records_import_file(user=user, data=data, filename="zotero.json")
 
