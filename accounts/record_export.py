@@ -8,7 +8,7 @@ from collections import defaultdict
 from collections.abc import Iterable
 from datetime import datetime
 
-from django.db.models import QuerySet
+from django.db.models import Count, QuerySet
 from django.db.models.functions import Lower
 from django.utils import timezone
 
@@ -42,6 +42,15 @@ _PAPER_FIELDS = (
 def tag_get(*, user: User, name: str) -> Tag | None:
     """The user's tag of this name (any case), or None."""
     return Tag.objects.annotate(lower_name=Lower("name")).filter(user=user, lower_name=name.strip().lower()).first()
+
+
+def export_choices(*, user: User) -> tuple[int, list[tuple[Tag, int]]]:
+    """How many records the user has, and each of their tags with its count."""
+    counts = dict(
+        RecordTag.objects.filter(user=user).values("tag_id").annotate(n=Count("id")).values_list("tag_id", "n")
+    )
+    tags = [(tag, counts.get(tag.pk, 0)) for tag in Tag.objects.filter(user=user).order_by("name", "id")]
+    return Record.objects.filter(user=user).count(), tags
 
 
 def _records(user: User, tag: Tag | None, arxiv_ids: Iterable[str] | None) -> QuerySet:

@@ -3,7 +3,7 @@ under it is a JSON 404, never an HTML page."""
 
 from django.urls import path, re_path
 
-from portal.api import me, trail, views
+from portal.api import me, record_files, trail, views
 from portal.api.errors import json_not_found
 
 app_name = "api"
@@ -19,6 +19,10 @@ urlpatterns = [
     path("me/follows/", me.FollowListView.as_view(), name="follow_list"),
     path("me/follows/preview/", me.FollowPreviewView.as_view(), name="follow_preview"),
     path("me/follows/<int:follow_id>/", me.FollowDetailView.as_view(), name="follow_detail"),
+    # Export and import come BEFORE any me/records/<arxiv_id>/ route: an
+    # old-style id path would otherwise swallow "export" and "import".
+    path("me/records/export/", record_files.RecordExportView.as_view(), name="records_export"),
+    path("me/records/import/", record_files.RecordImportView.as_view(), name="records_import"),
     path("me/trail/", trail.TrailView.as_view(), name="trail"),
     path("me/trail/read/", trail.TrailReadView.as_view(), name="trail_read"),
     path("me/trail/<int:item_id>/dismiss/", trail.TrailDismissView.as_view(), name="trail_dismiss"),
