@@ -49,25 +49,33 @@ class ImportIdsSerializer(serializers.Serializer):
 
 class ImportEntrySerializer(serializers.Serializer):
     label = serializers.CharField(help_text="The entry's key, the id as given, or `line N` for a malformed one.")
-    outcome = serializers.ChoiceField(choices=["matched", "added", "unmatched"])
+    outcome = serializers.ChoiceField(
+        choices=["matched", "added", "unmatched"],
+        help_text="matched: in the library; added: looked up on arXiv and added to it; unmatched: see `reason`.",
+    )
     reason = serializers.CharField(help_text="How it was matched and what happened to the record, or why not.")
-    arxiv_id = serializers.CharField(allow_blank=True)
-    title = serializers.CharField(allow_blank=True)
+    arxiv_id = serializers.CharField(
+        allow_blank=True, help_text="The paper's arXiv id; for unmatched, as the entry gave it."
+    )
+    title = serializers.CharField(allow_blank=True, help_text="The paper's title; for unmatched, as the entry gave it.")
 
 
 class ImportCountsSerializer(serializers.Serializer):
-    matched = serializers.IntegerField()
-    added = serializers.IntegerField()
-    unmatched = serializers.IntegerField()
+    matched = serializers.IntegerField(help_text="Entries matched to a library paper.")
+    added = serializers.IntegerField(help_text="Entries whose paper was looked up on arXiv and added to the library.")
+    unmatched = serializers.IntegerField(help_text="Entries not matched, malformed ones included.")
 
 
 class ImportResultSerializer(serializers.Serializer):
-    format = serializers.ChoiceField(choices=["bibtex", "ris", "csljson", "ids"])
+    format = serializers.ChoiceField(
+        choices=["bibtex", "ris", "csljson", "ids"], help_text="The format the file was read as."
+    )
     saved = serializers.IntegerField(help_text="Records created or given new tags by this import.")
-    counts = ImportCountsSerializer()
-    entries = ImportEntrySerializer(many=True)
+    counts = ImportCountsSerializer(help_text="Entries per outcome.")
+    entries = ImportEntrySerializer(many=True, help_text="Every entry in the file's order, malformed ones last.")
 
 
+EXPORTED = "The file (a download): BibTeX, RIS, CSL-JSON items or all of your data as JSON, as `format` asks."
 EXPORT_PARAMETERS = [
     OpenApiParameter(
         "format",
@@ -92,12 +100,10 @@ class RecordExportView(APIView):
         "follows; exclusions; trail read marks; `tag` and `ids` narrow its records only).",
         parameters=EXPORT_PARAMETERS,
         responses={
-            (200, "application/x-bibtex"): OpenApiResponse(OpenApiTypes.STR, description="BibTeX."),
-            (200, "application/x-research-info-systems"): OpenApiResponse(OpenApiTypes.STR, description="RIS."),
-            (200, "application/vnd.citationstyles.csl+json"): OpenApiResponse(
-                OpenApiTypes.ANY, description="CSL-JSON items."
-            ),
-            (200, "application/json"): OpenApiResponse(OpenApiTypes.OBJECT, description="All of your data."),
+            (200, "application/x-bibtex"): OpenApiResponse(OpenApiTypes.STR, description=EXPORTED),
+            (200, "application/x-research-info-systems"): OpenApiResponse(OpenApiTypes.STR, description=EXPORTED),
+            (200, "application/vnd.citationstyles.csl+json"): OpenApiResponse(OpenApiTypes.ANY, description=EXPORTED),
+            (200, "application/json"): OpenApiResponse(OpenApiTypes.OBJECT, description=EXPORTED),
             **ERROR_RESPONSES,
         },
     )
@@ -139,12 +145,14 @@ class RecordImportView(APIView):
     )
     def post(self, request: Request) -> Response:
         try:
-            if "file" in request.data or request.content_type.startswith("multipart/"):
+            if request.content_type.startswith("multipart/"):
                 body = ImportFileSerializer(data=request.data)
                 body.is_valid(raise_exception=True)
                 upload = body.validated_data["file"]
                 result = records_import_file(user=request.user, data=read_upload(upload), filename=upload.name)
             else:
+                if not isinstance(request.data, dict):
+                    raise ParameterError({"ids": [_('Send {"ids": [...]} as JSON, or a file as multipart.')]})
                 body = ImportIdsSerializer(data=request.data)
                 body.is_valid(raise_exception=True)
                 result = records_import_ids(user=request.user, ids=body.validated_data["ids"])

@@ -27,6 +27,8 @@ OPERATIONS = {
     ("/api/v1/me/follows/{follow_id}/", "patch"),
     ("/api/v1/me/follows/{follow_id}/", "delete"),
     ("/api/v1/me/follows/preview/", "get"),
+    ("/api/v1/me/records/export/", "get"),
+    ("/api/v1/me/records/import/", "post"),
     ("/api/v1/me/trail/", "get"),
     ("/api/v1/me/trail/read/", "post"),
     ("/api/v1/me/trail/{item_id}/dismiss/", "post"),

@@ -32,6 +32,7 @@ from schemathesis.specs.openapi.checks import (
 
 from accounts.follows import follow_create
 from accounts.models import TrailItem, User
+from accounts.records import record_save
 from accounts.services import api_token_create
 from accounts.trail import trail_dismiss, trail_mark_read
 from harvest.models import HarvestRun, Paper, Version
@@ -102,7 +103,7 @@ def library(db, api_site, settings) -> Iterator[None]:
 
 
 @pytest.fixture
-def member(library) -> dict:
+def member(library, settings) -> dict:
     """The token of a user with a follow of each kind over the library, a
     trail with read, unread and dismissed cards, and a second token."""
     user = User.objects.create_user("member", password="x")
@@ -117,6 +118,11 @@ def member(library) -> dict:
     assert len(items) >= 2
     trail_mark_read(user=user, item_ids=items[:1])
     trail_dismiss(user=user, item_id=items[-1])
+    # A research record with tags, for the export and import operations;
+    # imports ask arXiv for nothing (generated ids would go out to the world).
+    settings.RECORDS_IMPORT_MAX_LOOKUPS = 0
+    for number, arxiv_id in enumerate(("2611.13545", "hep-th/9901001")):
+        record_save(user=user, paper=Paper.objects.get(arxiv_id=arxiv_id), tags=["sparse", f"tag {number}"])
     api_token_create(user=user, name="spare")
     _token, secret = api_token_create(user=user, name="schemathesis")
     return {
