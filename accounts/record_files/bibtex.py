@@ -3,6 +3,7 @@ them, and a reader for what Zotero, Mendeley and Google Scholar export."""
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Iterable
 
@@ -80,10 +81,9 @@ def unique_keys(items: Iterable[ExportItem]) -> list[str]:
     keys = []
     for item in items:
         base = key = citation_key(item)
-        for suffix in [*"abcdefghijklmnopqrstuvwxyz", *map(str, range(2, 10**6))]:
-            if key not in seen:
-                break
-            key = base + suffix
+        suffixes = itertools.chain("abcdefghijklmnopqrstuvwxyz", map(str, itertools.count(2)))
+        while key in seen:
+            key = base + next(suffixes)
         seen.add(key)
         keys.append(key)
     return keys
