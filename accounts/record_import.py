@@ -18,6 +18,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from django.conf import settings
+from django.db import transaction
 from django.db.models.functions import Lower
 from django.utils.translation import gettext as _
 
@@ -214,9 +215,11 @@ def _unmatched_reason(entry: ImportEntry, looked_up: dict, ambiguous: dict[int, 
     return _("no arXiv id or DOI, and no library paper has this title")
 
 
+@transaction.atomic
 def _save(user: User, to_save: dict[int, tuple[Paper, list[str]]]) -> dict[int, str]:
     """Save each matched paper with the file's tags added; paper id -> what
-    happened to its record."""
+    happened to its record. One transaction for the whole import: each
+    record_save alone would commit (and wait for the disk) once a record."""
     records = Record.objects.filter(user=user, paper_id__in=list(to_save)).only("pk", "paper_id")
     existing = {record.paper_id: record for record in records}
     tags_of: dict[int, list[str]] = {}

@@ -64,7 +64,7 @@ def import_result_data(result: ImportResult) -> dict:
 def export_response(user: User, kind: str, tag: Tag | None, ids: list[str] | None) -> HttpResponse:
     """The export as a download (the page and the API answer alike)."""
     if kind == "json":
-        body = json.dumps(export_data(user=user, tag=tag, arxiv_ids=ids), ensure_ascii=False, indent=2) + "\n"
+        body = json.dumps(export_data(user=user, tag=tag, arxiv_ids=ids), ensure_ascii=False) + "\n"
     else:
         body = export_citations(user=user, format=kind, tag=tag, arxiv_ids=ids)
     response = HttpResponse(body.encode("utf-8"), content_type=CONTENT_TYPES[kind])

@@ -32,6 +32,7 @@ _SPECIALS = {
     "^": r"\textasciicircum{}",
     "$": r"\$",
 }
+_KEY_SPLIT = re.compile(r"[\s\-/:]+")
 _SPECIAL = re.compile(r"[\\{}&%#_~^$]")
 # Inline math as arXiv titles carry it ($O(n^2)$): kept as written for TeX.
 _MATH = re.compile(r"\$[^$\n]+\$")
@@ -70,7 +71,7 @@ def citation_key(item: ExportItem) -> str:
     """arXiv's key: the first author's family name, the year and the first
     word of the title that is not a stop word (lecun2026deep)."""
     family = ascii_word(split_name(item.authors[0])[0]) if item.authors else ""
-    words = [ascii_word(word) for word in re.split(r"[\s\-/:]+", item.title)]
+    words = (ascii_word(word) for word in _KEY_SPLIT.split(item.title))
     first = next((word for word in words if word and word not in _KEY_STOPWORDS), "")
     return f"{family or 'anon'}{item.year or ''}{first}"
 
