@@ -109,7 +109,7 @@ def test_an_import_error_is_shown_with_the_form(signed_in, reader, settings):
 
 
 def test_what_an_imported_file_says_is_shown_as_text(signed_in):
-    text = '@misc{x<b>y, title={<img src=x onerror=alert(1)>}}\n<script>alert(2)</script>'
+    text = "@misc{x<b>y, title={<img src=x onerror=alert(1)>}}\n<script>alert(2)</script>"
     page = signed_in.post(IMPORT, {"text": text}).content.decode()
     assert "<img src=x" not in page and "<script>alert(2)" not in page and "x<b>y" not in page
     assert "&lt;img src=x onerror=alert(1)&gt;" in page
