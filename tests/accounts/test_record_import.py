@@ -222,3 +222,12 @@ def test_csl_json_items_are_matched_and_their_keywords_become_tags(user, library
         ("item 3", UNMATCHED),
     ]
     assert _tags(user, "2611.00002") == {"graphs", "kernels"}
+
+
+@pytest.mark.parametrize(
+    "value", ["The {B}ig {U}ber-model", "{{Attention}} at {Scale}", "plain words, and more", "{pLSTM}: a {Linear} net"]
+)
+def test_plain_fields_read_as_pylatexenc_reads_them(value):
+    from accounts.record_files.bibtex import _DECODER, decode
+
+    assert decode(value) == " ".join(_DECODER.latex_to_text(value).split())
