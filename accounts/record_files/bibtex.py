@@ -43,6 +43,8 @@ _DECODER = LatexNodes2Text(math_mode="verbatim", strict_latex_spaces=True)
 def tex_escape(text: str) -> str:
     """Plain text as TeX: the special characters escaped outside inline math,
     non-ASCII left as UTF-8 (biber and bibtex8 read it; `\\"u` is not needed)."""
+    if not _SPECIAL.search(text):
+        return text
     out, position = [], 0
     for match in _MATH.finditer(text):
         out.append(_SPECIAL.sub(lambda m: _SPECIALS[m.group()], text[position : match.start()]))
