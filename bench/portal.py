@@ -5,6 +5,7 @@
                                                 `--only follows`: the follows bench alone)
                            [--no-follows] [--users 10000] [--follow-runs 30] [--keep] (bench/follows.py)
                            [--no-records] [--records 5000] [--tags 50] [--record-runs 30] (bench/records.py)
+                           [--no-record-files] [--import-entries 2000] [--export-runs 5] (bench/record_files.py)
 
 Uses DATABASE_URL (PostgreSQL; default postgres://postgres@127.0.0.1:5432/
 papertrail_bench). If that database does not hold a synthetic library of the
@@ -43,6 +44,11 @@ How each figure is taken:
   tags for one reader and times /records/ (first page, each filter and
   sort) and the API's list; its rows join the table, the rest the JSON
   ("records").
+- record files: then bench/record_files.py (see there) exports a 5,000-record
+  research record in each format and imports a 2,000-entry BibTeX file of
+  library papers; its figures are printed after the table and are in the
+  JSON ("record_files"). `--only records`: this bench alone (with the rest
+  of `--only`'s scenarios).
 
 API throttling is raised for the run (PAPERTRAIL_API_ANON_RATE) so that the
 benchmark measures the API, not 429s; the throttle's cache round trip stays in.
@@ -60,7 +66,7 @@ import time
 from datetime import UTC, datetime
 from pathlib import Path
 
-from bench import common, follows, records, sidebyside
+from bench import common, follows, record_files, records, sidebyside
 from bench.scenarios import TARGETS_MS, Scenario, scenarios
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -334,6 +340,11 @@ def run(args: argparse.Namespace) -> dict:
 
         recorded = run_records(url, args)
         results += recorded.pop("results")
+    record_file_figures = None
+    if args.record_files and (not args.only or "records" in args.only):
+        from bench.record_files import run_record_files
+
+        record_file_figures = run_record_files(args)
     machine["load_average_at_end"] = os.getloadavg()
     return {
         "benchmark": "portal at scale",
@@ -361,6 +372,7 @@ def run(args: argparse.Namespace) -> dict:
         "stats_task": stats_task,
         "follows": followed,
         "records": recorded,
+        "record_files": record_file_figures,
         "side_by_side": side_by_side,
     }
 
@@ -408,6 +420,10 @@ def table(report: dict) -> str:
             f"({index['papers_per_second']:,.0f}/s); stored and searchable: "
             f"{i['searchable_records_per_second']:,.0f} records/s"
         )
+    if report.get("record_files"):
+        from bench.record_files import lines as record_file_lines
+
+        lines += record_file_lines(report["record_files"])
     if report.get("follows"):
         from bench.follows import lines as follows_lines
 
@@ -467,6 +483,13 @@ def main(argv: list[str] | None = None) -> None:
         "--no-records", dest="records", action="store_false", help="skip the research-record bench (bench/records.py)"
     )
     records.add_arguments(parser)
+    parser.add_argument(
+        "--no-record-files",
+        dest="record_files",
+        action="store_false",
+        help="skip the research-record files bench (bench/record_files.py)",
+    )
+    record_files.add_arguments(parser)
     parser.add_argument("--results", default=str(common.RESULTS))
     parser.add_argument("--tag", default="", help="suffix of the results file name, e.g. the server's configuration")
     parser.add_argument("--render", nargs="+", metavar="LABEL=FILE", help="print saved results as Markdown")

@@ -7,6 +7,7 @@ beat): every topic module, read in this order, each setting defined once.
 - api: the REST framework and the schema;
 - security: transport rules and error reports;
 - accounts: sign-up and sign-in (django-allauth), their rate limits, mail;
+- records: the limits of a research-record import;
 - celery: the broker, task defaults and the whole beat schedule.
 
 Every value that comes from the environment is read through settings/env.py.
@@ -17,5 +18,6 @@ from papertrail.settings.api import *  # noqa: F403
 from papertrail.settings.base import *  # noqa: F403
 from papertrail.settings.celery import *  # noqa: F403
 from papertrail.settings.llm import *  # noqa: F403
+from papertrail.settings.records import *  # noqa: F403
 from papertrail.settings.security import *  # noqa: F403
 from papertrail.settings.sources import *  # noqa: F403

@@ -4,7 +4,7 @@ from django.urls import path, register_converter
 from django.views.generic import RedirectView
 
 from portal.arxiv_ids import ArxivIdConverter
-from portal.views import briefings, follows, overview, papers, records, sources, trail
+from portal.views import briefings, follows, overview, papers, record_files, records, sources, trail
 
 register_converter(ArxivIdConverter, "arxiv_id")
 
@@ -24,6 +24,8 @@ urlpatterns = [
     path("follows/<int:follow_id>/delete/", follows.follow_remove, name="follow_delete"),
     path("follows/exclusions/", follows.exclusion_add, name="exclusion_add"),
     path("follows/exclusions/<int:exclusion_id>/delete/", follows.exclusion_remove, name="exclusion_delete"),
+    path("records/export/", record_files.records_export, name="records_export"),
+    path("records/import/", record_files.records_import, name="records_import"),
     path("trail/", trail.trail, name="trail"),
     path("trail/read/", trail.trail_read_up_to, name="trail_read_up_to"),
     path("trail/<int:item_id>/open/", trail.trail_open, name="trail_open"),

@@ -3,7 +3,7 @@ under it is a JSON 404, never an HTML page."""
 
 from django.urls import path, re_path
 
-from portal.api import me, records, trail, views
+from portal.api import me, record_files, records, trail, views
 from portal.api.errors import json_not_found
 
 app_name = "api"
@@ -20,9 +20,12 @@ urlpatterns = [
     path("me/follows/preview/", me.FollowPreviewView.as_view(), name="follow_preview"),
     path("me/follows/<int:follow_id>/", me.FollowDetailView.as_view(), name="follow_detail"),
     path("me/records/", records.RecordListView.as_view(), name="record_list"),
-    # Any id but `export` and `import` (another module's routes, and never
-    # arXiv ids); <path:>-like so that old-style ids and malformed ones reach
-    # the view, which names arxiv_id in its error.
+    # Export and import come before me/records/<arxiv_id>/: an
+    # old-style id path would otherwise swallow "export" and "import".
+    path("me/records/export/", record_files.RecordExportView.as_view(), name="records_export"),
+    path("me/records/import/", record_files.RecordImportView.as_view(), name="records_import"),
+    # Any other id; <path:>-like so that old-style ids and malformed ones
+    # reach the view, which names arxiv_id in its error.
     re_path(
         r"^me/records/(?P<arxiv_id>(?!(?:export|import)/$)[^\s]+)/$",
         records.RecordDetailView.as_view(),

@@ -250,3 +250,56 @@ def test_staff_routes_send_everyone_else_to_the_admin_sign_in(route, world):
         for method in ("get", "post"):
             response = _send(client, method, url)
             assert response.status_code == 302 and response.url.startswith(reverse("admin:login")), (url, method)
+
+
+# Routes of the caller's own data that take no id at all (export and import
+# of the research record): each reads or writes the caller's objects only.
+# B's answer must hold nothing of A's, A's objects stay as they were, and an
+# anonymous client is refused.
+OWN_DATA_ROUTES = {
+    "api:records_export": ["get"],
+    "api:records_import": ["post"],
+    "portal:records_export": ["get"],
+    "portal:records_import": ["post"],
+}
+
+
+def test_every_own_data_route_is_listed():
+    found = {route.name for route in ROUTES if route.name and "records" in route.name and not route.params}
+    assert {"api:records_export", "api:records_import", "portal:records_export", "portal:records_import"} <= found
+
+
+@pytest.mark.parametrize("name", sorted(OWN_DATA_ROUTES))
+def test_own_data_routes_give_nobody_else_anything_of_the_owners(name, world):
+    from accounts.models import Record
+    from accounts.records import record_save
+    from harvest.models import Paper
+
+    paper = Paper.objects.get(arxiv_id="2611.00001")
+    record_save(user=world["a"], paper=paper, tags=[f"{SECRET} tag"], note=f"{SECRET} note")
+    url = reverse(name)
+    before = [_snapshot(world["a"]), list(Record.objects.filter(user=world["a"]).values())]
+    b_session = Client()
+    b_session.force_login(world["b"])
+    b_token = Client(HTTP_AUTHORIZATION=f"Bearer {world['b_secret']}")
+    clients = {"B by session": b_session, "anonymous": Client()}
+    if name.startswith("api:"):
+        clients["B by token"] = b_token
+    for who, client in clients.items():
+        for method in OWN_DATA_ROUTES[name]:
+            if method == "get":
+                responses = [client.get(url, {"format": kind}) for kind in ("bibtex", "ris", "csljson", "json")]
+            elif name.startswith("api:"):
+                responses = [client.post(url, {"ids": ["2611.00001"]}, content_type="application/json")]
+            else:
+                responses = [client.post(url, {"text": "2611.00001"})]
+            for response in responses:
+                assert SECRET not in response.content.decode(errors="replace"), (who, url)
+                if who == "anonymous":
+                    to_sign_in = response.status_code == 302 and response.url.startswith(
+                        resolve_url(settings.LOGIN_URL) + "?next="
+                    )
+                    assert response.status_code in (401, 403) or to_sign_in, (url, who)
+                else:
+                    assert response.status_code == 200, (who, url, response.status_code)
+    assert [_snapshot(world["a"]), list(Record.objects.filter(user=world["a"]).values())] == before

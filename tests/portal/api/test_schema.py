@@ -33,6 +33,8 @@ OPERATIONS = {
     ("/api/v1/me/records/{arxiv_id}/", "patch"),
     ("/api/v1/me/records/{arxiv_id}/", "delete"),
     ("/api/v1/me/tags/", "get"),
+    ("/api/v1/me/records/export/", "get"),
+    ("/api/v1/me/records/import/", "post"),
     ("/api/v1/me/trail/", "get"),
     ("/api/v1/me/trail/read/", "post"),
     ("/api/v1/me/trail/{item_id}/dismiss/", "post"),

@@ -103,7 +103,7 @@ def library(db, api_site, settings) -> Iterator[None]:
 
 
 @pytest.fixture
-def member(library) -> dict:
+def member(library, settings) -> dict:
     """The token of a user with a follow of each kind over the library, a
     trail with read, unread and dismissed cards, and a second token."""
     user = User.objects.create_user("member", password="x")
@@ -118,6 +118,9 @@ def member(library) -> dict:
     assert len(items) >= 2
     trail_mark_read(user=user, item_ids=items[:1])
     trail_dismiss(user=user, item_id=items[-1])
+    # A research record with tags; imports ask arXiv for nothing (generated
+    # ids would go out to the world).
+    settings.RECORDS_IMPORT_MAX_LOOKUPS = 0
     record_save(user=user, paper=Paper.objects.get(arxiv_id="2611.13545"), state="reading", tags=["LLM"], note="$x$")
     record_save(user=user, paper=Paper.objects.get(arxiv_id="hep-th/9901001"), tags=["strings", "LLM"])
     api_token_create(user=user, name="spare")
