@@ -5,9 +5,9 @@ Each entry is matched to a library paper by arXiv id (any version, old-style
 ids too), then DOI, then its normalised exact title. Entries with an arXiv id
 the library lacks are looked up on the arXiv API (harvest.sources.arxiv_api:
 its client, its politeness) and stored through the harvest's own
-`paper_upsert_many`. Matched papers are saved through `record_save` with the
-file's tags added to the record's own; a paper already saved with those tags
-is left untouched, so importing a file twice changes nothing.
+`paper_upsert_many`. Matched papers are saved together (records_add_many),
+with the file's tags added to the record's own; a paper already saved with
+those tags is left untouched, so importing a file twice changes nothing.
 """
 
 from __future__ import annotations
@@ -18,15 +18,16 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from django.conf import settings
-from django.db import transaction
 from django.db.models.functions import Lower
 from django.utils.translation import gettext as _
+from django.utils.translation import pgettext
 
-from accounts.models import Record, RecordTag, User
+from accounts import records as record_writes
+from accounts.models import User
 from accounts.record_files import FileFormatError, ImportEntry, ReadResult
 from accounts.record_files.detect import read_any
 from accounts.record_files.identifiers import normalised_title, read_id_list
-from accounts.records import RecordError, clean_tag_names, record_save
+from accounts.records import RecordError, records_add_many
 from harvest.filters import full_text_search
 from harvest.models import Paper
 from harvest.services import paper_upsert_many
@@ -39,10 +40,11 @@ MATCHED, ADDED, UNMATCHED = "matched", "added", "unmatched"
 SAVED, TAGS_ADDED, ALREADY_SAVED = "saved", "tags added", "already saved"
 # Called when a reason is written, so it speaks the request's language.
 _SAVE_OUTCOMES = {
-    SAVED: lambda: _("saved"),
+    SAVED: lambda: pgettext("import outcome", "saved"),
     TAGS_ADDED: lambda: _("tags added"),
     ALREADY_SAVED: lambda: _("already saved"),
 }
+_OUTCOME_OF = {record_writes.ADDED: SAVED, record_writes.TAGS_ADDED: TAGS_ADDED, record_writes.UNCHANGED: ALREADY_SAVED}
 TITLE_CANDIDATES = 50
 _WORDS = re.compile(r"\w+")
 
@@ -215,30 +217,8 @@ def _unmatched_reason(entry: ImportEntry, looked_up: dict, ambiguous: dict[int, 
     return _("no arXiv id or DOI, and no library paper has this title")
 
 
-@transaction.atomic
 def _save(user: User, to_save: dict[int, tuple[Paper, list[str]]]) -> dict[int, str]:
     """Save each matched paper with the file's tags added; paper id -> what
-    happened to its record. One transaction for the whole import: each
-    record_save alone would commit (and wait for the disk) once a record."""
-    records = Record.objects.filter(user=user, paper_id__in=list(to_save)).only("pk", "paper_id")
-    existing = {record.paper_id: record for record in records}
-    tags_of: dict[int, list[str]] = {}
-    links = RecordTag.objects.filter(user=user, record_id__in=[r.pk for r in existing.values()])
-    for record_id, name in links.values_list("record_id", "tag__name"):
-        tags_of.setdefault(record_id, []).append(name)
-    done: dict[int, str] = {}
-    for paper_id, (paper, names) in to_save.items():
-        wanted = clean_tag_names(names)
-        record = existing.get(paper_id)
-        if record is None:
-            record_save(user=user, paper=paper, tags=wanted)
-            done[paper_id] = SAVED
-            continue
-        have = tags_of.get(record.pk, [])
-        have_folded = {name.casefold() for name in have}
-        if all(name.casefold() in have_folded for name in wanted):
-            done[paper_id] = ALREADY_SAVED
-            continue
-        record_save(user=user, paper=paper, tags=[*have, *wanted])
-        done[paper_id] = TAGS_ADDED
-    return done
+    happened to its record."""
+    outcomes = records_add_many(user=user, tags_by_paper={paper_id: names for paper_id, (_p, names) in to_save.items()})
+    return {paper_id: _OUTCOME_OF[outcome] for paper_id, outcome in outcomes.items()}

@@ -99,6 +99,57 @@ def record_save(
     return record, created
 
 
+ADDED, TAGS_ADDED, UNCHANGED = "added", "tags added", "unchanged"
+
+
+@transaction.atomic
+def records_add_many(*, user: User, tags_by_paper: dict[int, list[str]]) -> dict[int, str]:
+    """Save many papers at once (an import): papers not yet saved become `to
+    read` records with their tags; saved ones gain the tags they lack and keep
+    everything else. Set-based, a few statements whatever the count; paper id
+    -> added, tags added or unchanged (nothing written)."""
+    # The user's row serialises two imports of one user, so that the records
+    # created here cannot be created under them by another.
+    User.objects.select_for_update().filter(pk=user.pk).first()
+    wanted = {paper_id: clean_tag_names(names) for paper_id, names in tags_by_paper.items()}
+    records = dict(Record.objects.filter(user=user, paper_id__in=list(wanted)).values_list("paper_id", "pk"))
+    now = timezone.now()
+    new_ids = [paper_id for paper_id in wanted if paper_id not in records]
+    Record.objects.bulk_create(
+        [Record(user=user, paper_id=paper_id, saved_at=now, to_read_at=now, updated_at=now) for paper_id in new_ids],
+        batch_size=1000,
+    )
+    records_refresh_papers(paper_ids=new_ids, user=user)
+    records.update(Record.objects.filter(user=user, paper_id__in=new_ids).values_list("paper_id", "pk"))
+    tags = {tag.name.casefold(): tag.pk for tag in tags_get_or_create(user=user, names=_all_names(wanted))}
+    have: dict[int, set[int]] = {}
+    for record_id, tag_id in RecordTag.objects.filter(user=user, record_id__in=list(records.values())).values_list(
+        "record_id", "tag_id"
+    ):
+        have.setdefault(record_id, set()).add(tag_id)
+    links, outcome, touched = [], {}, []
+    for paper_id, names in wanted.items():
+        record_id = records[paper_id]
+        mine = have.get(record_id, set())
+        room = max(MAX_TAGS_PER_RECORD - len(mine), 0)
+        missing = [tags[name.casefold()] for name in names if tags[name.casefold()] not in mine][:room]
+        links += [RecordTag(record_id=record_id, tag_id=tag_id, user_id=user.pk) for tag_id in missing]
+        if paper_id in new_ids:
+            outcome[paper_id] = ADDED
+        elif missing:
+            outcome[paper_id] = TAGS_ADDED
+            touched.append(record_id)
+        else:
+            outcome[paper_id] = UNCHANGED
+    RecordTag.objects.bulk_create(links, batch_size=2000, ignore_conflicts=True)
+    Record.objects.filter(pk__in=touched).update(updated_at=now)
+    return outcome
+
+
+def _all_names(wanted: dict[int, list[str]]) -> list[str]:
+    return [name for names in wanted.values() for name in names]
+
+
 _REFRESH_SQL = """
 UPDATE accounts_record r
 SET paper_categories = ' ' || array_to_string(ARRAY(SELECT jsonb_array_elements_text(p.categories)), ' ') || ' ',

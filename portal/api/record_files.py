@@ -10,6 +10,7 @@ from django.utils.translation import gettext as _
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import serializers
+from rest_framework.exceptions import UnsupportedMediaType
 from rest_framework.negotiation import DefaultContentNegotiation
 from rest_framework.parsers import JSONParser, MultiPartParser
 from rest_framework.permissions import IsAuthenticated
@@ -144,6 +145,12 @@ class RecordImportView(APIView):
         },
     )
     def post(self, request: Request) -> Response:
+        try:
+            request.data  # noqa: B018 (parse now, so that an unknown body type is a 400 naming the input)
+        except UnsupportedMediaType:
+            raise ParameterError(
+                {"file": [_('Send a file as multipart/form-data, or {"ids": [...]} as JSON.')]}
+            ) from None
         try:
             if request.content_type.startswith("multipart/"):
                 body = ImportFileSerializer(data=request.data)

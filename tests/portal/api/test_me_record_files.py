@@ -106,6 +106,9 @@ def test_import_a_list_of_ids(api, user, saved):
 def test_import_errors_name_the_field(api, saved, settings):
     assert list(api.post(IMPORT, {"ids": []}, format="json").json()["errors"]) == ["ids"]
     assert list(api.post(IMPORT, {}, format="json").json()["errors"]) == ["ids"]
+    # A body of a type the import does not read is a 400 naming the input, not a 415.
+    plain = api.generic("POST", IMPORT, "2611.00001", content_type="text/plain")
+    assert plain.status_code == 400 and list(plain.json()["errors"]) == ["file"]
     settings.RECORDS_IMPORT_MAX_BYTES = 1024
     with (FIXTURES / "zotero.bib").open("rb") as handle:
         response = api.post(IMPORT, {"file": handle}, format="multipart")
