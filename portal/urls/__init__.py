@@ -3,8 +3,9 @@
 from django.urls import path, register_converter
 from django.views.generic import RedirectView
 
+from portal import feeds
 from portal.arxiv_ids import ArxivIdConverter
-from portal.views import briefings, follows, overview, papers, sources, trail
+from portal.views import alerts, briefings, follows, overview, papers, sources, trail
 
 register_converter(ArxivIdConverter, "arxiv_id")
 
@@ -35,4 +36,8 @@ urlpatterns = [
         name="trail_not_this_person",
     ),
     path("me/strip/", trail.me_strip, name="me_strip"),
+    # Private feeds and one-click unsubscribe: the secret or signed token in the path is the credential.
+    path("feeds/<str:secret>/trail.atom", feeds.trail_feed, name="feed_trail"),
+    path("feeds/<str:secret>/follows/<int:follow_id>.atom", feeds.follow_feed, name="feed_follow"),
+    path("unsubscribe/<str:token>/", alerts.unsubscribe, name="unsubscribe"),
 ]
