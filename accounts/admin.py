@@ -58,5 +58,6 @@ class ApiTokenAdmin(admin.ModelAdmin):
     def has_add_permission(self, request) -> bool:
         return False
 
+
 # Delivery (digests and feeds) has its own module.
 from accounts import alert_admin  # noqa: E402, F401

@@ -46,7 +46,9 @@ def day_of_papers() -> None:
         at=ago(hours=3),
     )
     version = Version.objects.get(paper__arxiv_id="2611.00001", number=1)
-    reading(version, written_at=ago(hours=1), takeaway="Sparse attention halves the cost.", zh_takeaway="稀疏注意力省一半")
+    reading(
+        version, written_at=ago(hours=1), takeaway="Sparse attention halves the cost.", zh_takeaway="稀疏注意力省一半"
+    )
 
 
 def announce(day: date = DAY) -> Announcement:
