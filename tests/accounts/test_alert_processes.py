@@ -42,9 +42,7 @@ def _command(manage_py: list[str]) -> list[str]:
 
 def _waiting_on_alertmail() -> int:
     with connection.cursor() as cursor:
-        cursor.execute(
-            "SELECT count(*) FROM pg_locks WHERE NOT granted AND relation = 'accounts_alertmail'::regclass"
-        )
+        cursor.execute("SELECT count(*) FROM pg_locks WHERE NOT granted AND relation = 'accounts_alertmail'::regclass")
         return cursor.fetchone()[0]
 
 
