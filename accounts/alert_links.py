@@ -48,7 +48,22 @@ def unsubscribe_target(token: str) -> tuple[int, int | None] | None:
 
 def unsubscribe_url(*, user_id: int, follow_id: int | None = None) -> str:
     token = unsubscribe_token(user_id=user_id, follow_id=follow_id)
-    return absolute(reverse("portal:unsubscribe", kwargs={"token": token}))
+    return absolute(_UNSUBSCRIBE_PATH.replace("TOKEN", token))
+
+
+class _LazyPath:
+    """reverse() once, when first needed (URLs are not loaded at import)."""
+
+    def __init__(self, name: str, parameter: str) -> None:
+        self.name, self.parameter, self.path = name, parameter, ""
+
+    def replace(self, old: str, new: str) -> str:
+        if not self.path:
+            self.path = reverse(self.name, kwargs={self.parameter: old})
+        return self.path.replace(old, new)
+
+
+_UNSUBSCRIBE_PATH = _LazyPath("portal:unsubscribe", "token")
 
 
 def alert_settings_for(user: User) -> AlertSettings:

@@ -18,7 +18,7 @@ from django.utils import timezone, translation
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 
-from accounts.alert_items import DigestContent
+from accounts.alert_items import DigestContent, DigestPaper
 from accounts.alert_links import absolute, unsubscribe_url
 from accounts.models import AlertMail
 
@@ -31,6 +31,18 @@ _UNREAD_BACKENDS = {
 }
 _HTML = get_template("alerts/digest.html")
 _TEXT = get_template("alerts/digest.txt")
+_PAPER_HTML = get_template("alerts/_paper.html")
+_PAPER_TEXT = get_template("alerts/_paper.txt")
+
+
+def _render_paper(paper: DigestPaper) -> None:
+    """A paper's block is the same in every digest of its language: rendered
+    once per batch (most of a day's digests share their papers), which keeps
+    the template work per mail to its frame."""
+    if not paper.html:
+        context = {"paper": paper}
+        paper.html = _PAPER_HTML.render(context)
+        paper.text = _PAPER_TEXT.render(context)
 
 
 def mail_configured() -> bool:
@@ -60,6 +72,9 @@ def build_message(content: DigestContent) -> EmailMultiAlternatives:
     day = mail.period
     everything = unsubscribe_url(user_id=user.pk)
     with translation.override(user.language), timezone.override(user.time_zone):
+        for group in content.groups:
+            for entry in group.entries:
+                _render_paper(entry.paper)
         context = {
             "user": user,
             "day": day,

@@ -20,16 +20,17 @@ from __future__ import annotations
 
 import logging
 import secrets
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
 
 from django.conf import settings
-from django.db import transaction
-from django.db.models import Exists, F, OuterRef, Q
+from django.db import connection, transaction
+from django.db.models import Exists, OuterRef, Q
 from django.utils import timezone
 
-from accounts.alert_items import candidate_items, digest_contents, record_items
+from accounts.alert_items import DigestPapers, candidate_items, digest_contents, record_items
 from accounts.alert_mail import Sender, build_message, mail_configured
 from accounts.models import AlertMail, AlertMailItem, AlertSettings, Follow, User
 from harvest.completeness import is_listing_day, latest_expected_announcement, listing_day
@@ -68,6 +69,25 @@ class AlertRun:
             f"{self.frequency} digests for {self.day}: {self.sent} sent ({self.papers} papers), {self.empty} with "
             f"nothing new, {self.retry} to retry, {self.failed} failed, {self.skipped} already claimed"
         )
+
+
+@contextmanager
+def relaxed_commits() -> Iterator[None]:
+    """Commits without waiting for the WAL flush, for the run's many small
+    status updates (two a mail). A killed worker loses nothing by it (its
+    commits are the server's); only a crash of PostgreSQL itself could lose
+    the last fraction of a second of marks, which at worst sends those few
+    mails again, under the same Message-ID."""
+    if connection.vendor != "postgresql":
+        yield
+        return
+    with connection.cursor() as cursor:
+        cursor.execute("SET synchronous_commit TO off")
+    try:
+        yield
+    finally:
+        with connection.cursor() as cursor:
+            cursor.execute("RESET synchronous_commit")
 
 
 def due_day(*, now: datetime) -> date | None:
@@ -138,32 +158,49 @@ _USER_FIELDS = ("id", "email", "language", "time_zone", "username")
 
 
 def _deliver(
-    mails: list[AlertMail], users: dict[int, User], *, token: str, sender: Sender, run: AlertRun, now: datetime
+    mails: list[AlertMail],
+    users: dict[int, User],
+    *,
+    token: str,
+    sender: Sender,
+    run: AlertRun,
+    now: datetime,
+    papers: DigestPapers,
 ) -> None:
     counts = record_items(mails=mails, frequency=run.frequency, now=now)
-    full = []
-    for mail in mails:
-        if counts[mail.pk]:
-            full.append(mail)
-        elif _set(mail, token, status=AlertMail.Status.EMPTY, item_count=0):
-            run.empty += 1
-    for content in digest_contents(mails=full, users=users):
+    full = [mail for mail in mails if counts[mail.pk]]
+    empty = [mail.pk for mail in mails if not counts[mail.pk]]
+    contents = digest_contents(mails=full, users=users, papers=papers) if full else []
+    # Every item's paper or follow may have gone since it was recorded.
+    empty += [content.mail.pk for content in contents if not content.paper_count]
+    if empty:
+        run.empty += AlertMail.objects.filter(pk__in=empty, token=token).update(
+            status=AlertMail.Status.EMPTY, item_count=0
+        )
+    outgoing = []
+    for content in contents:
+        if content.paper_count:
+            message = build_message(content)
+            mail = content.mail
+            mail.status, mail.attempts = AlertMail.Status.SENDING, mail.attempts + 1
+            mail.address, mail.item_count = content.user.email, content.paper_count
+            mail.message_id = message.extra_headers["Message-ID"]
+            outgoing.append((content, message))
+    if not outgoing:
+        return
+    # One statement marks the batch `sending` (its items are recorded): from
+    # here a claim taken over after its lease is sent again, with the same
+    # Message-ID, since it may have been handed over.
+    fields = ["status", "attempts", "address", "item_count", "message_id"]
+    AlertMail.objects.filter(token=token).bulk_update([content.mail for content, _ in outgoing], fields)
+    ours = set(
+        AlertMail.objects.filter(
+            pk__in=[content.mail.pk for content, _ in outgoing], token=token, status=AlertMail.Status.SENDING
+        ).values_list("pk", flat=True)
+    )
+    for content, message in outgoing:
         mail, user = content.mail, content.user
-        if not content.paper_count:
-            # Every item's paper or follow went away since it was recorded.
-            if _set(mail, token, status=AlertMail.Status.EMPTY, item_count=0):
-                run.empty += 1
-            continue
-        message = build_message(content)
-        if not _set(
-            mail,
-            token,
-            status=AlertMail.Status.SENDING,
-            attempts=F("attempts") + 1,
-            address=user.email,
-            item_count=content.paper_count,
-            message_id=message.extra_headers["Message-ID"],
-        ):
+        if mail.pk not in ours:
             run.skipped += 1
             continue
         outcome = sender.send(message)
@@ -179,7 +216,7 @@ def _deliver(
 
 
 def _retry_later(mail: AlertMail, token: str, *, user: User, error: str, run: AlertRun) -> None:
-    attempts = AlertMail.objects.get(pk=mail.pk).attempts
+    attempts = mail.attempts
     if attempts >= settings.ALERT_ATTEMPTS:
         _fail(mail, token, user=user, error=error, address_failing=False)
         run.failed += 1
@@ -228,7 +265,8 @@ def send_alerts(
     total = users.count()
     token = secrets.token_hex(16)
     last_id = 0
-    with Sender() as sender:
+    papers = DigestPapers()
+    with Sender() as sender, relaxed_commits():
         while True:
             batch = list(users.filter(pk__gt=last_id).only(*_USER_FIELDS)[: settings.ALERT_BATCH_USERS])
             if not batch:
@@ -238,7 +276,7 @@ def send_alerts(
             mails = _claim(user_ids=[u.pk for u in batch], frequency=frequency, period=run.period, token=token, now=now)
             run.skipped += len(batch) - len(mails)
             if mails:
-                _deliver(mails, {u.pk: u for u in batch}, token=token, sender=sender, run=run, now=now)
+                _deliver(mails, {u.pk: u for u in batch}, token=token, sender=sender, run=run, now=now, papers=papers)
             if progress is not None:
                 progress(run.users, total)
     logger.info("%s", run.summary())
@@ -265,7 +303,7 @@ def retry_due_alerts(*, now: datetime | None = None) -> AlertRun:
                 mails = list(AlertMail.objects.filter(pk__in=chunk, token=token).order_by("pk"))
                 users = {u.pk: u for u in User.objects.filter(pk__in=[m.user_id for m in mails]).only(*_USER_FIELDS)}
                 run.frequency = frequency
-                _deliver(mails, users, token=token, sender=sender, run=run, now=now)
+                _deliver(mails, users, token=token, sender=sender, run=run, now=now, papers=DigestPapers())
     run.frequency = "retry"
     return run
 
