@@ -134,8 +134,12 @@ def _forget_digests() -> None:
 
 
 def _timed(client, urls: list[str], headers: dict | None = None) -> dict:
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
     first = time.perf_counter()
-    assert client.get(urls[0], headers=headers or {}).status_code in (200, 304)
+    with CaptureQueriesContext(connection) as queries:
+        assert client.get(urls[0], headers=headers or {}).status_code in (200, 304)
     first_ms = 1000 * (time.perf_counter() - first)
     times, statuses = [], set()
     for url in urls:
@@ -144,7 +148,8 @@ def _timed(client, urls: list[str], headers: dict | None = None) -> dict:
         times.append(1000 * (time.perf_counter() - started))
         statuses.add(response.status_code)
     return {"first_ms": round(first_ms, 1), "p50_ms": round(percentile(times, 0.5), 1),
-            "p95_ms": round(percentile(times, 0.95), 1), "runs": len(times), "statuses": sorted(statuses)}  # fmt: skip
+            "p95_ms": round(percentile(times, 0.95), 1), "runs": len(times), "statuses": sorted(statuses),
+            "queries": len(queries)}  # fmt: skip
 
 
 def measure_feeds(runs: int) -> list[dict]:
