@@ -86,6 +86,8 @@ def build_message(content: DigestContent) -> EmailMultiAlternatives:
             "trail_url": absolute("/trail/"),
             "site_name": settings.SITE_NAME,
             "language": user.language,
+            "built_at": timezone.now(),
+            "zone": user.time_zone,
         }
         message = EmailMultiAlternatives(
             subject=subject(count=content.paper_count, day=day, frequency=mail.frequency),

@@ -45,6 +45,10 @@ def test_a_daily_digest_holds_the_daily_follows_items_in_html_and_text_with_one_
         # Trail-only and weekly follows' papers are not in the daily digest.
         assert "Walking robots" not in body and "Parsing with grammars" not in body
     assert "<h2" in html and "Learning" in html
+    # Times in the reader's zone (Beijing time here, 8 hours ahead of UTC).
+    assert re.search(r"as of \d{4}-\d\d-\d\d \d\d:\d\d \(Asia/Shanghai\)", text)
+    local_hour = timezone.localtime(timezone.now(), ZoneInfo("Asia/Shanghai")).strftime("%Y-%m-%d %H:")
+    assert local_hour in text or local_hour in html
     unsubscribe = re.fullmatch(r"<(http://127\.0\.0\.1:8000/unsubscribe/[^/>]+/)>", message["List-Unsubscribe"].strip())
     assert unsubscribe and message["List-Unsubscribe-Post"] == "List-Unsubscribe=One-Click"
     assert unsubscribe.group(1) in text
@@ -222,3 +226,17 @@ def test_the_command_shows_a_dry_run_and_progress_and_sends_a_period_once(mailbo
     assert len(mailbox.messages) == 1
     with pytest.raises(CommandError, match="--user: no user named nobody"):
         call_command("send_alerts", "--user", "nobody")
+
+
+def test_the_beat_runs_the_digests_after_each_announcement_in_us_eastern_time(settings):
+    entry = settings.CELERY_BEAT_SCHEDULE["accounts-send-alerts"]
+    assert (
+        entry["task"] == "accounts.send_alerts" and entry["options"]["expires"] < 90 * 60
+    )  # shorter than the shortest gap
+    schedule = entry["schedule"]
+    assert schedule.zone == "America/New_York"
+    eastern = ZoneInfo("America/New_York")
+    friday_noon = datetime(2026, 12, 4, 12, 0, tzinfo=eastern)
+    runs = [run.astimezone(eastern) for run in schedule.next_runs(after=friday_noon, count=3)]
+    # Nothing on Friday evening or Saturday: Sunday's announcement is the next.
+    assert [(run.strftime("%a %H:%M")) for run in runs] == ["Sun 22:00", "Sun 23:30", "Mon 09:00"]
