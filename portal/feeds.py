@@ -10,6 +10,7 @@ from __future__ import annotations
 from django.conf import settings
 from django.contrib.syndication.views import Feed
 from django.http import Http404, HttpRequest, HttpResponse
+from django.template.loader import get_template
 from django.urls import reverse
 from django.utils import translation
 from django.utils.cache import get_conditional_response
@@ -37,9 +38,13 @@ class AtomWithAuthors(Atom1Feed):
             handler.endElement("author")
 
 
+# Rendered without the request: the framework's description_template would
+# run every context processor once per entry.
+_ENTRY = get_template("portal/feed_entry.html")
+
+
 class TrailFeed(Feed):
     feed_type = AtomWithAuthors
-    description_template = "portal/feed_entry.html"
 
     def get_object(self, request: HttpRequest, state: FeedState) -> FeedState:
         return state
@@ -70,6 +75,9 @@ class TrailFeed(Feed):
     def item_title(self, entry: FeedEntry) -> str:
         badge = _("New paper") if entry.kind == "new" else _("Revision")
         return f"[{badge} · v{entry.version_number}] {' '.join(entry.paper.title.split())}"
+
+    def item_description(self, entry: FeedEntry) -> str:
+        return _ENTRY.render({"obj": entry})
 
     def item_link(self, entry: FeedEntry) -> str:
         return absolute(reverse("portal:paper_detail", kwargs={"arxiv_id": entry.paper.arxiv_id}))
