@@ -80,10 +80,15 @@ def candidate_items(mails: list[AlertMail], frequency: str, now: datetime) -> di
 def record_items(*, mails: list[AlertMail], frequency: str, now: datetime) -> dict[int, int]:
     """Record what each mail (with no items yet) holds; an item another digest
     of the user holds already is skipped. Returns the items per mail."""
-    held = set(AlertMailItem.objects.filter(mail__in=mails).values_list("mail_id", flat=True).distinct())
-    fresh = [mail for mail in mails if mail.pk not in held]
+    # A mail claimed just now has no items; one taken over may have them already.
+    older = [mail for mail in mails if not getattr(mail, "inserted", False)]
+    counts: dict[int, int] = defaultdict(int)
+    for mail_id in AlertMailItem.objects.filter(mail__in=older).values_list("mail_id", flat=True) if older else ():
+        counts[mail_id] += 1
+    fresh = [mail for mail in mails if not counts[mail.pk]]
     if fresh and connection.vendor == "postgresql":
-        _insert_items_sql(fresh, frequency, now)
+        for mail_id in _insert_items_sql(fresh, frequency, now):
+            counts[mail_id] += 1
     elif fresh:
         users = {mail.pk: mail.user_id for mail in fresh}
         rows = [
@@ -99,9 +104,8 @@ def record_items(*, mails: list[AlertMail], frequency: str, now: datetime) -> di
             for (paper_id, number), entry in items.items()
         ]
         AlertMailItem.objects.bulk_create(rows, batch_size=2000, ignore_conflicts=True)
-    counts: dict[int, int] = defaultdict(int)
-    for mail_id in AlertMailItem.objects.filter(mail__in=mails).values_list("mail_id", flat=True):
-        counts[mail_id] += 1
+        for mail_id in AlertMailItem.objects.filter(mail__in=fresh).values_list("mail_id", flat=True):
+            counts[mail_id] += 1
     return {mail.pk: counts.get(mail.pk, 0) for mail in mails}
 
 
@@ -116,10 +120,12 @@ JOIN accounts_trailmatch t ON t.follow_id = f.id AND t.event_at >= m.since AND t
 JOIN accounts_trailitem i ON i.id = t.item_id AND NOT i.dismissed
 GROUP BY m.mail_id, m.user_id, i.paper_id, t.version_number
 ON CONFLICT DO NOTHING
+RETURNING mail_id
 """
 
 
-def _insert_items_sql(mails: list[AlertMail], frequency: str, now: datetime) -> None:
+def _insert_items_sql(mails: list[AlertMail], frequency: str, now: datetime) -> list[int]:
+    """The mail id of each item inserted."""
     since = _windows(mails, frequency, now)
     with connection.cursor() as cursor:
         cursor.execute(
@@ -132,6 +138,7 @@ def _insert_items_sql(mails: list[AlertMail], frequency: str, now: datetime) -> 
                 "now": now,
             },
         )
+        return [row[0] for row in cursor.fetchall()]
 
 
 # --- the content of a mail ------------------------------------------------------------

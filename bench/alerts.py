@@ -182,6 +182,30 @@ def measure_feeds(runs: int) -> list[dict]:
     return results
 
 
+def existing_readers(users: int):
+    """The readers a `--keep` run left, if there are `users` of them (the
+    seed is the caller's word)."""
+    from django.db import connection
+
+    from bench.alerts_data import USER_PREFIX, Built
+
+    pattern = USER_PREFIX.replace("-", "\\-") + "%"
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT min(id), max(id), count(*) FROM accounts_user WHERE username LIKE %s", [pattern])
+        low, high, count = cursor.fetchone()
+        if count != users:
+            return None
+        found = Built(users=count)
+        for table, attribute in (
+            ("accounts_follow", "follows"),
+            ("accounts_trailitem", "items"),
+            ("accounts_trailmatch", "matches"),
+        ):
+            cursor.execute(f"SELECT count(*) FROM {table} WHERE user_id BETWEEN %s AND %s", [low, high])  # noqa: S608
+            setattr(found, attribute, cursor.fetchone()[0])
+    return found
+
+
 def run_alerts(url: str, args: argparse.Namespace) -> dict:
     """Build the readers, send the day's digests in a child process (twice),
     time the feeds; after django.setup() on the library's database."""
@@ -193,9 +217,13 @@ def run_alerts(url: str, args: argparse.Namespace) -> dict:
         cursor.execute("SELECT to_regclass('accounts_alertmail') IS NOT NULL")
         if not cursor.fetchone()[0]:
             raise SystemExit("the bench library predates the alerts tables: run migrate on it")
-    remove_readers()
     started = time.perf_counter()
-    built = build_readers(users=args.alert_users, seed=args.alert_seed)
+    built = existing_readers(args.alert_users) if getattr(args, "reuse_readers", False) else None
+    if built is None:
+        remove_readers()
+        built = build_readers(users=args.alert_users, seed=args.alert_seed)
+    else:
+        _forget_digests()
     build_seconds = time.perf_counter() - started
     print(f"  alerts: {built.users:,} readers, {built.follows:,} follows, {built.items:,} cards, "
           f"{built.matches:,} matches in {build_seconds:.0f} s", file=sys.stderr, flush=True)  # fmt: skip
@@ -251,6 +279,9 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--results", default=str(common.RESULTS))
     parser.add_argument("--tag", default="alerts")
     parser.add_argument("--keep", action="store_true", help="leave the bench readers and their rows in place")
+    parser.add_argument(
+        "--reuse-readers", action="store_true", help="use the readers a --keep run left (same --alert-users)"
+    )
     add_arguments(parser)
     args = parser.parse_args(argv)
     url = common.database_url()
