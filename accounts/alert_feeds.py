@@ -21,6 +21,7 @@ class FeedEntry:
     kind: str
     event_at: datetime
     takeaway: str = ""
+    abstract: str = ""  # cut at ABSTRACT_LIMIT characters, on a word
 
 
 @dataclass
@@ -31,6 +32,16 @@ class FeedState:
     etag: str = ""
     last_modified: datetime | None = None
     rows: list[tuple] = field(default_factory=list)  # (paper id, version id, number, kind, event time)
+
+
+ABSTRACT_LIMIT = 800
+
+
+def _shortened(text: str) -> str:
+    text = " ".join(text.split())
+    if len(text) <= ABSTRACT_LIMIT:
+        return text
+    return text[:ABSTRACT_LIMIT].rsplit(" ", 1)[0] + " …"
 
 
 def feed_user(*, secret: str) -> User | None:
@@ -87,5 +98,5 @@ def feed_entries(state: FeedState) -> list[FeedEntry]:
             continue
         reading = readings.get(version_id)
         takeaway = (reading.content.get(language) or {}).get("takeaway", "") if reading is not None else ""
-        entries.append(FeedEntry(paper, number, kind, event_at, takeaway))
+        entries.append(FeedEntry(paper, number, kind, event_at, takeaway, _shortened(paper.abstract)))
     return entries
