@@ -84,3 +84,7 @@ class TagAdmin(LargeTableAdmin):
     raw_id_fields = ("user",)
     search_fields = ("=user__username", "name")
     ordering = ("-id",)
+
+
+# Delivery (digests and feeds) has its own module.
+from accounts import alert_admin  # noqa: E402, F401

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from datetime import timedelta
+
 from celery import shared_task
 
 from accounts.follow_matching import match_versions
@@ -12,3 +14,28 @@ def match_new_versions(version_ids: list[int]) -> str:
     """Match a harvest page's new versions against every follow."""
     result = match_versions(version_ids=version_ids)
     return f"{result.hits} matches: {result.created} new cards, {result.updated} updated, {result.reopened} reopened"
+
+
+@shared_task(name="accounts.send_alerts")
+def send_alerts_task() -> str:
+    """The beat's run after an announcement: daily and weekly digests, then
+    a later run for any transient failure (its own retry time)."""
+    from accounts.alerts import FREQUENCIES, next_retry_at, send_alerts
+
+    summaries = [send_alerts(frequency=frequency).summary() for frequency in FREQUENCIES]
+    _queue_retry(next_retry_at())
+    return "; ".join(summaries)
+
+
+@shared_task(name="accounts.retry_alerts")
+def retry_alerts_task() -> str:
+    from accounts.alerts import next_retry_at, retry_due_alerts
+
+    run = retry_due_alerts()
+    _queue_retry(next_retry_at())
+    return run.summary()
+
+
+def _queue_retry(at) -> None:
+    if at is not None:
+        retry_alerts_task.apply_async(eta=at, expires=at + timedelta(hours=6))

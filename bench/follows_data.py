@@ -212,11 +212,20 @@ def remove_bench_users() -> dict[str, int]:
         )
         (shared,) = cursor.fetchone()
         if shared:
-            for table in ("accounts_trailmatch", "accounts_trailitem", "accounts_follow", "accounts_exclusion"):
+            for table in (
+                "accounts_trailmatch",
+                "accounts_trailitem",
+                "accounts_alertunsubscribe",
+                "accounts_follow",
+                "accounts_exclusion",
+            ):
                 cursor.execute(f"DELETE FROM {table} WHERE user_id BETWEEN %s AND %s", [low, high])  # noqa: S608
         else:
             # Foreign-key checks still pending in this transaction would refuse the TRUNCATE.
             cursor.execute("SET CONSTRAINTS ALL IMMEDIATE")
-            cursor.execute("TRUNCATE accounts_trailmatch, accounts_trailitem, accounts_follow, accounts_exclusion")
+            cursor.execute(
+                "TRUNCATE accounts_trailmatch, accounts_trailitem, accounts_alertunsubscribe, accounts_follow, "
+                "accounts_exclusion"
+            )
         cursor.execute("DELETE FROM accounts_user WHERE id BETWEEN %s AND %s", [low, high])
     return {"users": count}

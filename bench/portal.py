@@ -6,6 +6,7 @@
                            [--no-follows] [--users 10000] [--follow-runs 30] [--keep] (bench/follows.py)
                            [--no-records] [--records 5000] [--tags 50] [--record-runs 30] (bench/records.py)
                            [--no-record-files] [--import-entries 2000] [--export-runs 5] (bench/record_files.py)
+                           [--no-alerts] [--alert-users 10000] [--feed-runs 30] (bench/alerts.py)
 
 Uses DATABASE_URL (PostgreSQL; default postgres://postgres@127.0.0.1:5432/
 papertrail_bench). If that database does not hold a synthetic library of the
@@ -49,6 +50,9 @@ How each figure is taken:
   library papers; its figures are printed after the table and are in the
   JSON ("record_files"). `--only records`: this bench alone (with the rest
   of `--only`'s scenarios).
+- alerts: then bench/alerts.py (see there) builds 10,000 readers with 20
+  follows each and a day's trail, sends the day's daily digests to a local
+  SMTP server and times the private feeds ("alerts").
 
 API throttling is raised for the run (PAPERTRAIL_API_ANON_RATE) so that the
 benchmark measures the API, not 429s; the throttle's cache round trip stays in.
@@ -66,7 +70,7 @@ import time
 from datetime import UTC, datetime
 from pathlib import Path
 
-from bench import common, follows, record_files, records, sidebyside
+from bench import alerts, common, follows, record_files, records, sidebyside
 from bench.scenarios import TARGETS_MS, Scenario, scenarios
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -345,6 +349,12 @@ def run(args: argparse.Namespace) -> dict:
         from bench.record_files import run_record_files
 
         record_file_figures = run_record_files(args)
+    alerted = None
+    if args.alerts and (not args.only or "alerts" in args.only):
+        from bench.alerts import run_alerts
+
+        alerted = run_alerts(url, args)
+        results += alerted.pop("results")
     machine["load_average_at_end"] = os.getloadavg()
     return {
         "benchmark": "portal at scale",
@@ -373,6 +383,7 @@ def run(args: argparse.Namespace) -> dict:
         "follows": followed,
         "records": recorded,
         "record_files": record_file_figures,
+        "alerts": alerted,
         "side_by_side": side_by_side,
     }
 
@@ -428,6 +439,10 @@ def table(report: dict) -> str:
         from bench.follows import lines as follows_lines
 
         lines += follows_lines(report["follows"])
+    if report.get("alerts"):
+        from bench.alerts import lines as alerts_lines
+
+        lines += alerts_lines(report["alerts"])
     lines += sidebyside.lines(report)
     m = report["machine"]
     lines.append(
@@ -490,6 +505,10 @@ def main(argv: list[str] | None = None) -> None:
         help="skip the research-record files bench (bench/record_files.py)",
     )
     record_files.add_arguments(parser)
+    parser.add_argument(
+        "--no-alerts", dest="alerts", action="store_false", help="skip the alerts bench (bench/alerts.py)"
+    )
+    alerts.add_arguments(parser)
     parser.add_argument("--results", default=str(common.RESULTS))
     parser.add_argument("--tag", default="", help="suffix of the results file name, e.g. the server's configuration")
     parser.add_argument("--render", nargs="+", metavar="LABEL=FILE", help="print saved results as Markdown")

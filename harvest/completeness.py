@@ -86,6 +86,34 @@ def next_expected_announcement(*, after: datetime | None = None) -> datetime:
         day += timedelta(days=1)
 
 
+def latest_expected_announcement(*, at: datetime | None = None) -> datetime:
+    """arXiv's latest scheduled announcement at or before `at` (UTC), as
+    next_expected_announcement reckons them (Sunday to Thursday 20:00 US
+    Eastern, holidays skipped)."""
+    local = (at or timezone.now()).astimezone(ARXIV_ZONE)
+    holidays = settings.PAPERTRAIL_ARXIV_HOLIDAYS
+    day = local.date()
+    while True:
+        moment = datetime.combine(day, _ANNOUNCEMENT_TIME, tzinfo=ARXIV_ZONE)
+        if day.weekday() in _ANNOUNCEMENT_WEEKDAYS and day not in holidays and moment <= local:
+            return moment.astimezone(UTC)
+        day -= timedelta(days=1)
+
+
+def listing_day(announcement: datetime) -> date:
+    """The date arXiv's listing carries for an announcement made at this
+    moment: the feed dates the 20:00 US Eastern announcement at the next
+    midnight (harvest/sources/arxiv_rss.py), Sunday's as Monday's."""
+    return announcement.astimezone(ARXIV_ZONE).date() + timedelta(days=1)
+
+
+def is_listing_day(day: date) -> bool:
+    """Whether arXiv's schedule has an announcement dated `day` (made the
+    evening before)."""
+    evening = day - timedelta(days=1)
+    return evening.weekday() in _ANNOUNCEMENT_WEEKDAYS and evening not in settings.PAPERTRAIL_ARXIV_HOLIDAYS
+
+
 def announcement_due(*, start: datetime, end: datetime) -> bool:
     """Whether an announcement was due between `start` and `end` (both included)."""
     return next_expected_announcement(after=start - timedelta(microseconds=1)) <= end

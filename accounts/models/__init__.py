@@ -1,5 +1,6 @@
 """The accounts app's models, one module per topic."""
 
+from accounts.models.alerts import AlertMail, AlertMailItem, AlertSettings, AlertUnsubscribe
 from accounts.models.follows import Exclusion, Follow
 from accounts.models.records import Record, RecordSearch, RecordTag, Tag
 from accounts.models.trail import TrailItem, TrailMatch
@@ -15,6 +16,10 @@ from accounts.models.users import (
 __all__ = [
     "DEFAULT_LANGUAGE",
     "DEFAULT_TIME_ZONE",
+    "AlertMail",
+    "AlertMailItem",
+    "AlertSettings",
+    "AlertUnsubscribe",
     "ApiToken",
     "Exclusion",
     "Follow",

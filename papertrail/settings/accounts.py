@@ -99,3 +99,19 @@ else:
 EMAIL_TIMEOUT = env_int("EMAIL_TIMEOUT", 20, minimum=1)
 DEFAULT_FROM_EMAIL = env_str("DEFAULT_FROM_EMAIL", "PaperTrail <noreply@localhost>")
 SERVER_EMAIL = DEFAULT_FROM_EMAIL
+
+# --- Email digests and feeds (accounts/alerts.py, portal/feeds.py) -----------
+# Digests are sent only when mail is configured: without EMAIL_URL mails go to
+# files under var/mail/, which nobody reads, so digests wait instead.
+# A transient SMTP failure (4xx, timeout, refused connection) is retried after
+# RETRY_SECONDS, doubling each time, at most ALERT_ATTEMPTS attempts in all.
+ALERT_ATTEMPTS = env_int("PAPERTRAIL_ALERT_ATTEMPTS", 5, minimum=1)
+ALERT_RETRY_SECONDS = env_int("PAPERTRAIL_ALERT_RETRY_SECONDS", 300, minimum=1)
+# A claim older than this is taken over by a later run (its worker died); it
+# is longer than one mail's build and hand-off by far.
+ALERT_CLAIM_LEASE_SECONDS = env_int("PAPERTRAIL_ALERT_CLAIM_LEASE_SECONDS", 15 * 60, minimum=1)
+# Users per batch of a run: claims, items and papers are read per batch, so
+# memory does not grow with the number of users.
+ALERT_BATCH_USERS = env_int("PAPERTRAIL_ALERT_BATCH_USERS", 200, minimum=1)
+# Entries in a private Atom feed.
+FEED_ENTRIES = env_int("PAPERTRAIL_FEED_ENTRIES", 50, minimum=1)

@@ -71,6 +71,13 @@ PAPERTRAIL_CRON_ARXIV_RSS = env_cron_list("PAPERTRAIL_CRON_ARXIV_RSS", "*/5 20 *
 # OAI-PMH serves the day's announcement from about 22:00 US Eastern; this run
 # brings its version dates and sizes the same evening (beside the UTC entry).
 PAPERTRAIL_CRON_ARXIV_AFTER_ANNOUNCEMENT = env_cron_list("PAPERTRAIL_CRON_ARXIV_AFTER_ANNOUNCEMENT", "25 22 * * 0-4")
+# Email digests (accounts/alerts.py): after the announcement's harvest and
+# matching (the feed is polled until 21:30), again later for a late harvest;
+# a run on a day without an announcement sends nothing, and a second run of a
+# day sends only what the first did not (one mail per user and day).
+PAPERTRAIL_CRON_ALERTS = env_cron_list("PAPERTRAIL_CRON_ALERTS", "0 22 * * 0-4; 30 23 * * 0-4; 0 9 * * 1-5")
+PAPERTRAIL_CRON_ALERTS_ZONE = env_zone("PAPERTRAIL_CRON_ALERTS_ZONE", "America/New_York")
+ALERTS_SCHEDULE = ZonedCron(PAPERTRAIL_CRON_ALERTS, PAPERTRAIL_CRON_ALERTS_ZONE)
 ZONED_HARVEST_SCHEDULES = {
     "harvest-arxiv_rss": ("arxiv_rss", ZonedCron(PAPERTRAIL_CRON_ARXIV_RSS, PAPERTRAIL_CRON_ZONE)),
     "harvest-arxiv-after-announcement": (
@@ -112,6 +119,11 @@ CELERY_BEAT_SCHEDULE = {
             "options": {"expires": schedule.expires(), "queue": "harvest"},
         }
         for entry, (slug, schedule) in ZONED_HARVEST_SCHEDULES.items()
+    },
+    "accounts-send-alerts": {
+        "task": "accounts.send_alerts",
+        "schedule": ALERTS_SCHEDULE,
+        "options": {"expires": ALERTS_SCHEDULE.expires(), "queue": "default"},
     },
     "harvest-search-index": {
         "task": "harvest.index_search",

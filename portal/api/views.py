@@ -14,6 +14,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from accounts.alert_links import feed_links
 from accounts.models import ApiToken, Follow
 from accounts.selectors import trail_unread_counts
 from digests.selectors import llm_status
@@ -245,6 +246,7 @@ class MeView(APIView):
                     "token_name": token.name if token else None,
                     "follows": Follow.objects.filter(user=request.user).count(),
                     "unread": trail_unread_counts(user=request.user).total,
+                    "feeds": feed_links(user=request.user),
                 }
             ).data
         )

@@ -3,8 +3,9 @@
 from django.urls import path, register_converter
 from django.views.generic import RedirectView
 
+from portal import feeds
 from portal.arxiv_ids import ArxivIdConverter
-from portal.views import briefings, follows, overview, papers, record_files, records, sources, trail
+from portal.views import alerts, briefings, follows, overview, papers, record_files, records, sources, trail
 
 register_converter(ArxivIdConverter, "arxiv_id")
 
@@ -42,4 +43,8 @@ urlpatterns = [
     path("records/", records.records, name="records"),
     path("records/bulk/", records.records_bulk, name="records_bulk"),
     path("records/tags/", records.tag_edit, name="tag_edit"),
+    # Private feeds and one-click unsubscribe: the secret or signed token in the path is the credential.
+    path("feeds/<str:secret>/trail.atom", feeds.trail_feed, name="feed_trail"),
+    path("feeds/<str:secret>/follows/<int:follow_id>.atom", feeds.follow_feed, name="feed_follow"),
+    path("unsubscribe/<str:token>/", alerts.unsubscribe, name="unsubscribe"),
 ]

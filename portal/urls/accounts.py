@@ -4,6 +4,7 @@ profile page. Included at the site root."""
 from django.urls import path
 
 from portal.views import accounts as views
+from portal.views import alerts
 
 app_name = "accounts"
 urlpatterns = [
@@ -14,4 +15,8 @@ urlpatterns = [
     path("me/delete/", views.account_delete, name="delete"),
     path("me/tokens/", views.token_create, name="token_create"),
     path("me/tokens/<int:token_id>/revoke/", views.token_revoke, name="token_revoke"),
+    path("me/feeds/rotate/", alerts.feed_rotate, name="feed_rotate"),
+    path("me/alerts/resubscribe/", alerts.resubscribe, name="alerts_resubscribe"),
+    path("me/alerts/address/", alerts.address_retry, name="alerts_address_retry"),
+    path("me/alerts/weekly-day/", alerts.weekly_day, name="alerts_weekly_day"),
 ]

@@ -29,6 +29,7 @@ from accounts.services import (
     user_delete,
     user_preferences_update,
 )
+from portal.views.alerts import delivery_context
 
 
 def _redirect_keeping_method(url_name: str):
@@ -98,6 +99,7 @@ def _profile(
         "tokens": tokens,
         "new_secret": secret,
         "display_zone": request.user.time_zone,
+        **delivery_context(request.user),
     }
     response = render(request, "accounts/me.html", context, status=status)
     add_never_cache_headers(response)

@@ -7,6 +7,7 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.views.decorators.http import require_GET
 
+from accounts.alert_mail import mail_configured
 from digests.selectors import llm_status
 from harvest.completeness import announcement_completeness
 from harvest.search_index import index_status
@@ -30,5 +31,6 @@ def sources(request: HttpRequest) -> HttpResponse:
             "completeness": announcement_completeness(days=COMPLETENESS_DAYS),
             "completeness_days": COMPLETENESS_DAYS,
             "dependencies": {"broker": broker_up(), "cache": cache_up()},
+            "mail_configured": mail_configured(),
         },
     )

@@ -21,8 +21,20 @@ from django.test import Client
 from django.urls import URLPattern, URLResolver, get_resolver, reverse
 from django.urls.converters import IntConverter
 
+from accounts.alert_links import alert_settings_for, feed_secret_rotate, unsubscribe_token
 from accounts.follows import exclusion_create, follow_create
-from accounts.models import ApiToken, Exclusion, Follow, Record, RecordTag, Tag, TrailItem, User
+from accounts.models import (
+    AlertSettings,
+    AlertUnsubscribe,
+    ApiToken,
+    Exclusion,
+    Follow,
+    Record,
+    RecordTag,
+    Tag,
+    TrailItem,
+    User,
+)
 from accounts.records import record_save
 from accounts.services import api_token_create
 from harvest.models import Paper
@@ -52,6 +64,10 @@ PUBLIC: dict[str, Callable[[dict[str, Any]], Any]] = {
     "paper_id": lambda objs: objs["item"].paper_id,
     "kind": lambda objs: "new",
 }
+# Credentials in the path (a feed secret, a signed unsubscribe token): such a
+# route answers whoever holds the credential, signed in or not, so it is tried
+# with other users' and made-up credentials instead (test_credential_routes_...).
+CREDENTIALS = {"secret", "token"}
 # Staff-only: the admin, where an ordinary user or an anonymous client is sent to the admin's sign-in.
 STAFF_NAMESPACES = {"admin"}
 # Routes that refuse another user's object without a 404, answering as for an
@@ -108,7 +124,10 @@ def _walk(
 
 
 ROUTES = list(_walk(get_resolver()))
-OWNED_ROUTES = [r for r in ROUTES if r.owned() and not STAFF_NAMESPACES & set(r.namespaces)]
+CREDENTIAL_ROUTES = [r for r in ROUTES if CREDENTIALS & set(r.params)]
+OWNED_ROUTES = [
+    r for r in ROUTES if r.owned() and not STAFF_NAMESPACES & set(r.namespaces) and r not in CREDENTIAL_ROUTES
+]
 STAFF_ROUTES = [r for r in ROUTES if STAFF_NAMESPACES & set(r.namespaces) and any(r.params.values())]
 
 
@@ -126,6 +145,11 @@ def test_every_id_parameter_is_classified_as_owned_or_public():
     assert {"api:follow_detail", "api:trail_dismiss", "accounts:token_revoke"} <= names
     assert set(OWNED_BY_ROUTE) <= names
     assert set(NOT_YET_404) <= names
+    assert {route.name for route in CREDENTIAL_ROUTES} == {
+        "portal:feed_trail",
+        "portal:feed_follow",
+        "portal:unsubscribe",
+    }
 
 
 def _url(route: Route, objs: dict[str, Any]) -> str:
@@ -159,7 +183,7 @@ def _objects(user: User, *, mark: str, saves: str) -> dict[str, Any]:
 def _snapshot(user: User) -> list:
     return [
         list(model.objects.filter(user=user).order_by("pk").values())
-        for model in (Follow, TrailItem, ApiToken, Exclusion, Record, Tag, RecordTag)
+        for model in (Follow, TrailItem, ApiToken, Exclusion, Record, Tag, RecordTag, AlertSettings, AlertUnsubscribe)
     ]
 
 
@@ -303,3 +327,54 @@ def test_own_data_routes_give_nobody_else_anything_of_the_owners(name, world):
                 else:
                     assert response.status_code == 200, (who, url, response.status_code)
     assert [_snapshot(world["a"]), list(Record.objects.filter(user=world["a"]).values())] == before
+
+
+def _credential_url(route: Route, values: dict[str, Any]) -> str:
+    return _fill(route, {name: values[name] for name in route.params})
+
+
+@pytest.mark.parametrize("route", CREDENTIAL_ROUTES, ids=lambda r: r.name)
+def test_credential_routes_answer_their_owner_only_and_404_for_any_other_credential(route, world):
+    """A feed secret or an unsubscribe token of another user, a rotated or
+    made-up one, or another user's follow id under one's own secret: 404 for
+    everyone, by every method, with nothing of A's in the answer."""
+    a, b = world["a"], world["b"]
+    a_follow = world["follow"]
+    b_secret = alert_settings_for(b).feed_secret
+    old_a_secret = alert_settings_for(a).feed_secret
+    feed_secret_rotate(user=a)
+    a_secret = alert_settings_for(a).feed_secret
+    foreign = [
+        {"secret": b_secret, "follow_id": a_follow.pk, "token": unsubscribe_token(user_id=b.pk, follow_id=a_follow.pk)},
+        {"secret": old_a_secret, "follow_id": a_follow.pk, "token": unsubscribe_token(user_id=a.pk)[:-3] + "abc"},
+        {"secret": "made-up-secret", "follow_id": a_follow.pk, "token": "bm9uZQ.made-up"},
+    ]
+    if route.name == "portal:feed_trail":
+        foreign = foreign[1:]  # B's own secret with no follow id is B's own feed
+    before = _snapshot(a)
+    b_session = Client()
+    b_session.force_login(b)
+    for values in foreign:
+        url = _credential_url(route, values)
+        for client in (Client(), b_session):
+            for method in METHODS:
+                response = _send(client, method, url)
+                assert response.status_code in OUT_OF_BOUNDS, (url, method, response.status_code)
+                assert SECRET not in response.content.decode(errors="replace"), (url, method)
+    assert _snapshot(a) == before
+    owner = {
+        "secret": a_secret,
+        "follow_id": a_follow.pk,
+        "token": unsubscribe_token(user_id=a.pk, follow_id=a_follow.pk),
+    }
+    response = Client().get(_credential_url(route, owner))
+    assert response.status_code == 200
+    if route.name != "portal:feed_trail":
+        assert SECRET in response.content.decode()  # A's own follow, to A's own credential
+
+
+def test_resubscribing_another_users_follow_is_404(world):
+    b_session = Client()
+    b_session.force_login(world["b"])
+    response = b_session.post(reverse("accounts:alerts_resubscribe"), {"follow": world["follow"].pk})
+    assert response.status_code == 404

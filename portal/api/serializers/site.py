@@ -195,6 +195,14 @@ class SourcesSerializer(serializers.Serializer):
     )
 
 
+class FeedLinkSerializer(serializers.Serializer):
+    follow_id = serializers.IntegerField(
+        allow_null=True, help_text="The follow of this feed; null for the whole trail."
+    )
+    name = serializers.CharField(help_text="The follow's name; empty for the whole trail.")
+    url = serializers.URLField(help_text="The private Atom feed's URL (it holds the feed secret: keep it private).")
+
+
 class MeSerializer(serializers.Serializer):
     username = serializers.CharField(help_text="The signed-in user.")
     authenticated_by = serializers.ChoiceField(
@@ -203,3 +211,6 @@ class MeSerializer(serializers.Serializer):
     token_name = serializers.CharField(allow_null=True, help_text="Name of the token used, or null.")
     follows = serializers.IntegerField(help_text="How many follows the user has.")
     unread = serializers.IntegerField(help_text="Unread cards in the user's trail.")
+    feeds = FeedLinkSerializer(
+        many=True, help_text="The user's private Atom feeds: the whole trail first, then one per follow."
+    )
