@@ -1,6 +1,7 @@
 """The accounts app's models, one module per topic."""
 
 from accounts.models.follows import Exclusion, Follow
+from accounts.models.recommendations import NotInterested, Recommendation, RecommenderModel, RecommenderProfile
 from accounts.models.records import Record, RecordTag, Tag
 from accounts.models.trail import TrailItem, TrailMatch
 from accounts.models.users import (
@@ -18,6 +19,10 @@ __all__ = [
     "ApiToken",
     "Exclusion",
     "Follow",
+    "NotInterested",
+    "Recommendation",
+    "RecommenderModel",
+    "RecommenderProfile",
     "Record",
     "RecordTag",
     "Tag",

@@ -1,0 +1,82 @@
+"""The per-user model: a linear classifier over paper vectors (features.py),
+saved papers against explicit negatives and a background sample, stored as a
+sparse weight vector."""
+
+from __future__ import annotations
+
+import io
+from dataclasses import dataclass
+
+import numpy as np
+from scipy import sparse
+from sklearn.linear_model import LogisticRegression
+
+from accounts.recommend.features import N_FEATURES
+
+# Regularisation and the weight of each kind of example, chosen on the offline
+# evaluation (docs/recommendations.md). Explicit negatives weigh more than
+# background papers: the user said no to them; the background is only "not
+# chosen", and may hold papers the user would have liked.
+C = 4.0
+NEGATIVE_WEIGHT = 2.0
+BACKGROUND_WEIGHT = 1.0
+
+
+@dataclass
+class LinearModel:
+    indices: np.ndarray  # int32 feature columns with a non-zero weight
+    weights: np.ndarray  # float32
+    intercept: float
+
+    def dense(self) -> np.ndarray:
+        vector = np.zeros(N_FEATURES, dtype=np.float32)
+        vector[self.indices] = self.weights
+        return vector
+
+    def column(self) -> sparse.csc_matrix:
+        return sparse.csc_matrix(
+            (self.weights, (self.indices, np.zeros(len(self.indices), dtype=np.int32))), shape=(N_FEATURES, 1)
+        )
+
+    def score(self, vectors: sparse.csr_matrix) -> np.ndarray:
+        return np.asarray(vectors @ self.column().toarray()).ravel() + self.intercept
+
+    def to_bytes(self) -> bytes:
+        buffer = io.BytesIO()
+        np.savez_compressed(buffer, indices=self.indices, weights=self.weights, intercept=np.float32(self.intercept))
+        return buffer.getvalue()
+
+    @classmethod
+    def from_bytes(cls, data: bytes) -> LinearModel:
+        stored = np.load(io.BytesIO(bytes(data)))
+        return cls(stored["indices"], stored["weights"], float(stored["intercept"]))
+
+
+def fit(
+    positives: sparse.csr_matrix,
+    positive_weights: np.ndarray,
+    negatives: sparse.csr_matrix,
+    background: sparse.csr_matrix,
+) -> LinearModel:
+    """Saved papers (weighted, recent ones more) against negatives and background."""
+    rows = sparse.vstack([positives, negatives, background]).tocsr()
+    labels = np.r_[np.ones(positives.shape[0]), np.zeros(negatives.shape[0] + background.shape[0])]
+    weights = np.r_[
+        positive_weights,
+        np.full(negatives.shape[0], NEGATIVE_WEIGHT),
+        np.full(background.shape[0], BACKGROUND_WEIGHT),
+    ].astype(np.float64)
+    # Balance the classes: a handful of saves against hundreds of others.
+    positive_total = weights[labels == 1].sum()
+    negative_total = weights[labels == 0].sum()
+    if positive_total and negative_total:
+        weights[labels == 1] *= negative_total / positive_total
+    # The solver's cost grows with the width of the matrix: fit on the columns
+    # the examples use (a few tens of thousands of the 2**20), then map back.
+    used = np.unique(rows.indices).astype(np.int32)
+    compact = rows[:, used]
+    classifier = LogisticRegression(C=C, solver="liblinear", max_iter=200)
+    classifier.fit(compact, labels, sample_weight=weights)
+    coefficients = classifier.coef_.ravel().astype(np.float32)
+    nonzero = np.flatnonzero(coefficients)
+    return LinearModel(used[nonzero], coefficients[nonzero], float(classifier.intercept_[0]))
