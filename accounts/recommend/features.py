@@ -8,6 +8,7 @@ scikit-learn's own."""
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -51,7 +52,7 @@ def text_terms(paper: PaperText) -> list[str]:
     terms: list[str] = []
     for part, times in ((paper.title, 2), (paper.abstract, 1)):
         tokens = words(part)
-        grams = tokens + [f"{a} {b}" for a, b in zip(tokens, tokens[1:], strict=False)]
+        grams = tokens + [f"{a} {b}" for a, b in itertools.pairwise(tokens)]
         terms.extend(grams * times)
     return terms
 
