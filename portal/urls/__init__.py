@@ -4,7 +4,7 @@ from django.urls import path, register_converter
 from django.views.generic import RedirectView
 
 from portal.arxiv_ids import ArxivIdConverter
-from portal.views import briefings, follows, overview, papers, sources, trail
+from portal.views import briefings, follows, overview, papers, recommendations, sources, trail
 
 register_converter(ArxivIdConverter, "arxiv_id")
 
@@ -33,6 +33,23 @@ urlpatterns = [
         "trail/<int:item_id>/not-this-person/<int:follow_id>/",
         trail.trail_not_this_person,
         name="trail_not_this_person",
+    ),
+    path("trail/recommended/", recommendations.recommended, name="trail_recommended"),
+    path("trail/recommended/settings/", recommendations.recommender_settings, name="recommender_settings"),
+    path(
+        "trail/recommended/<int:recommendation_id>/open/",
+        recommendations.recommendation_open_view,
+        name="recommendation_open",
+    ),
+    path(
+        "trail/recommended/<int:recommendation_id>/not-interested/",
+        recommendations.recommendation_not_interested_view,
+        name="recommendation_not_interested",
+    ),
+    path(
+        "trail/recommended/<int:recommendation_id>/save/",
+        recommendations.recommendation_save_view,
+        name="recommendation_save",
     ),
     path("me/strip/", trail.me_strip, name="me_strip"),
 ]
