@@ -9,8 +9,6 @@ import random
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from django.utils import timezone
-
 from accounts.models import NotInterested, Record, RecordTag, TrailItem, User
 from accounts.recommend.features import PaperText
 from harvest.models import Paper
@@ -50,7 +48,8 @@ def user_examples(user: User, *, seed: int | None = None) -> Examples:
     negative_ids = negative_paper_ids(user) - set(saves)
     pool = list(Paper.objects.order_by("-included_at", "-id").values_list("id", flat=True)[:BACKGROUND_POOL])
     pool = [pk for pk in pool if pk not in saves and pk not in negative_ids]
-    rng = random.Random(seed if seed is not None else timezone.now().timestamp())
+    # Seeded by the user: the same record trains the same model (and tests repeat).
+    rng = random.Random(seed if seed is not None else user.pk)
     background_ids = rng.sample(pool, min(BACKGROUND_SIZE, len(pool)))
     texts = paper_texts([*saves, *negative_ids, *background_ids])
     tags: dict[int, set[int]] = {}

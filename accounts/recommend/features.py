@@ -111,9 +111,17 @@ def term_index(term: str) -> int:
 
 
 def readable_terms(paper: PaperText) -> dict[int, str]:
-    """Column -> the term a reader would recognise, for a paper's own terms."""
-    authors, categories = meta_terms(paper)
+    """Column -> the term as a reader would recognise it (a word or a pair of
+    words, a category code, an author's name as the paper gives it)."""
     found: dict[int, str] = {}
-    for term in [*text_terms(paper), *categories, *authors]:
+    for term in text_terms(paper):
         found.setdefault(term_index(term), term)
+    for code in paper.categories:
+        found.setdefault(term_index(f"category:{code}"), code)
+    if paper.categories:
+        found.setdefault(term_index(f"primary:{paper.categories[0]}"), paper.categories[0])
+    for name in paper.authors[:30]:
+        key = author_key(name)
+        if key:
+            found.setdefault(term_index(f"author:{key}"), name)
     return found

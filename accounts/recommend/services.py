@@ -34,10 +34,12 @@ def retrain_claimed(user_id: int) -> None:
 
 @transaction.atomic
 def recommendation_not_interested(*, user: User, recommendation: Recommendation) -> NotInterested:
-    """The paper leaves the user's recommendations and counts as a negative."""
-    refusal, _ = NotInterested.objects.get_or_create(user=user, paper_id=recommendation.paper_id)
-    Recommendation.objects.filter(user=user, paper_id=recommendation.paper_id).delete()
-    schedule_retrain(user.pk)
+    """The paper leaves the user's recommendations (the selector leaves refused
+    papers out; the row stays, so a second "no" answers the same) and counts
+    as a negative."""
+    refusal, created = NotInterested.objects.get_or_create(user=user, paper_id=recommendation.paper_id)
+    if created:
+        schedule_retrain(user.pk)
     return refusal
 
 
