@@ -22,8 +22,10 @@ from django.urls import URLPattern, URLResolver, get_resolver, reverse
 from django.urls.converters import IntConverter
 
 from accounts.follows import exclusion_create, follow_create
-from accounts.models import ApiToken, Exclusion, Follow, TrailItem, User
+from accounts.models import ApiToken, Exclusion, Follow, NotInterested, Recommendation, Record, TrailItem, User
+from accounts.records import record_save
 from accounts.services import api_token_create
+from harvest.models import Paper
 from tests.accounts.conftest import ago, harvest, record
 
 pytestmark = pytest.mark.django_db
@@ -37,6 +39,7 @@ OWNED: dict[str, Callable[[dict[str, Any]], Any]] = {
     "trail_item_id": lambda objs: objs["item"].pk,
     "token_id": lambda objs: objs["token"].pk,
     "exclusion_id": lambda objs: objs["exclusion"].pk,
+    "recommendation_id": lambda objs: objs["recommendation"].pk,
 }
 # Parameters of public things (the library) with a value to fill them with
 # when they appear next to an owned one.
@@ -114,7 +117,15 @@ def test_every_id_parameter_is_classified_as_owned_or_public():
     assert unclassified == [], "list each parameter in OWNED (a user's object) or PUBLIC in this module"
     # The walk finds what it must: the owned routes of the API and of the account pages.
     names = {route.name for route in OWNED_ROUTES}
-    assert {"api:follow_detail", "api:trail_dismiss", "accounts:token_revoke"} <= names
+    assert {
+        "api:follow_detail",
+        "api:trail_dismiss",
+        "accounts:token_revoke",
+        "api:recommendation_not_interested",
+        "portal:recommendation_open",
+        "portal:recommendation_not_interested",
+        "portal:recommendation_save",
+    } <= names
     assert set(NOT_YET_404) <= names
 
 
@@ -145,7 +156,7 @@ def _objects(user: User, *, mark: str) -> dict[str, Any]:
 def _snapshot(user: User) -> list:
     return [
         list(model.objects.filter(user=user).order_by("pk").values())
-        for model in (Follow, TrailItem, ApiToken, Exclusion)
+        for model in (Follow, TrailItem, ApiToken, Exclusion, Recommendation, NotInterested, Record)
     ]
 
 
@@ -158,6 +169,17 @@ def world(db) -> dict[str, Any]:
     harvest(record("2611.00001"), at=ago(days=2))
     objs = _objects(a, mark=SECRET)
     objs["item"] = TrailItem.objects.get(user=a)
+    # A's recommendation of the card's paper, explained by a paper A saved.
+    harvest(record("2611.00002"), at=ago(days=3))
+    saved = Paper.objects.get(arxiv_id="2611.00002")
+    record_save(user=a, paper=saved)
+    objs["recommendation"] = Recommendation.objects.create(
+        user=a,
+        paper=objs["item"].paper,
+        score=1.0,
+        reasons={"neighbours": [[saved.pk, 0.5]], "terms": ["lovelace"]},
+        event_at=ago(days=2),
+    )
     _objects(b, mark="B-own")
     objs["b_secret"] = _objects(b, mark="B-more")["secret"]
     objs.update(a=a, b=b)

@@ -2,7 +2,8 @@
 invalid ones, a bounded number per operation) and sends them to the API's
 WSGI application on the test database: no response may be a server error or
 break the schema (status, content type, headers, body). Every request
-carries the token of a user with follows of each kind and a trail, so the
+carries the token of a user with follows of each kind, a trail and
+recommendations, so the
 /me/ operations are exercised past authentication."""
 
 from __future__ import annotations
@@ -31,7 +32,9 @@ from schemathesis.specs.openapi.checks import (
 )
 
 from accounts.follows import follow_create
-from accounts.models import TrailItem, User
+from accounts.models import Recommendation, TrailItem, User
+from accounts.recommend.jobs import retrain_and_rescore
+from accounts.records import record_save
 from accounts.services import api_token_create
 from accounts.trail import trail_dismiss, trail_mark_read
 from harvest.models import HarvestRun, Paper, Version
@@ -117,12 +120,20 @@ def member(library) -> dict:
     assert len(items) >= 2
     trail_mark_read(user=user, item_ids=items[:1])
     trail_dismiss(user=user, item_id=items[-1])
+    # Three saves and a trained model: the recommendations have a row to show and refuse.
+    store(record("2611.00003"), record("2611.00004"), at=timezone.now())
+    for arxiv_id in ("2611.13545", "hep-th/9901001", "2611.00002"):
+        record_save(user=user, paper=Paper.objects.get(arxiv_id=arxiv_id), tags=["attention"])
+    retrain_and_rescore(user.pk)
+    recommendations = list(Recommendation.objects.filter(user=user).order_by("pk").values_list("pk", flat=True))
+    assert recommendations
     api_token_create(user=user, name="spare")
     _token, secret = api_token_create(user=user, name="schemathesis")
     return {
         "secret": secret,
         "follow_id": list(user.follows.order_by("pk").values_list("pk", flat=True)),
         "item_id": items,
+        "recommendation_id": recommendations,
     }
 
 
@@ -138,7 +149,7 @@ def member(library) -> dict:
 def test_no_server_errors_and_no_responses_breaking_the_schema(case, member):
     # Generated ids would hardly ever name the member's follows and cards:
     # even ones are mapped onto them, odd ones stay (mostly) unknown ids.
-    for name in ("follow_id", "item_id"):
+    for name in ("follow_id", "item_id", "recommendation_id"):
         value = (case.path_parameters or {}).get(name)
         if isinstance(value, int) and not isinstance(value, bool) and value % 2 == 0:
             case.path_parameters[name] = member[name][value // 2 % len(member[name])]
