@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import math
 import random
+import zlib
 from collections import defaultdict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -102,7 +103,7 @@ def evaluate(corpus: Sequence[PaperText], *, saves: int = SAVES, seeds: int = SE
         candidates = [corpus[i] for i in candidate_idx]
         saved_papers = [corpus[i] for i in person.saved]
         relevant = {position for position, i in enumerate(candidate_idx) if i in person.relevant}
-        seed = hash((person.topic, person.seed)) & 0xFFFF
+        seed = zlib.crc32(f"{person.topic}:{person.seed}".encode())
         rankings = {CHOSEN: chosen(person.saved, candidate_idx, seed=person.seed)}
         for name, baseline in BASELINES.items():
             rankings[name] = baseline(saved_papers, candidates, seed=seed)

@@ -18,35 +18,39 @@ def explain(
     papers: list[PaperText],
     vectors: sparse.csr_matrix,
     model: LinearModel,
-    dense_weights: np.ndarray,
     neighbours: Neighbours,
     terms_cache: dict,
 ) -> list[dict]:
     """One reasons dict per paper (rows of `vectors`): {"neighbours": [[paper id,
-    similarity], …], "terms": [term, …]}."""
-    similarities = (vectors @ neighbours.vectors.T).toarray() if neighbours.vectors.shape[0] else None
+    similarity], …], "terms": [term, …]}. The lookups are done for all rows at
+    once: this runs for every user after every harvest."""
+    vectors = vectors.tocsr()
+    if neighbours.vectors.shape[0]:
+        similarities = (vectors @ neighbours.vectors.T).toarray()
+        closest = np.argsort(-similarities, axis=1)[:, :NEIGHBOURS_SHOWN]
+    else:
+        similarities = closest = None
+    contributions = vectors.data * model.weights_at(vectors.indices)
     reasons = []
     for row, paper in enumerate(papers):
-        closest = []
-        if similarities is not None:
-            order = np.argsort(-similarities[row])[:NEIGHBOURS_SHOWN]
-            closest = [
+        near = []
+        if closest is not None:
+            near = [
                 [int(neighbours.paper_ids[i]), round(float(similarities[row, i]), 3)]
-                for i in order
+                for i in closest[row]
                 if similarities[row, i] > 0
             ]
         start, end = vectors.indptr[row], vectors.indptr[row + 1]
-        columns = vectors.indices[start:end]
-        contributions = vectors.data[start:end] * dense_weights[columns]
+        weights = contributions[start:end]
         if paper.id not in terms_cache:
             terms_cache[paper.id] = readable_terms(paper)
         names = terms_cache[paper.id]
-        terms = []
-        for position in np.argsort(-contributions):
-            if contributions[position] <= 0 or len(terms) >= TERMS_SHOWN:
+        terms: list[str] = []
+        for position in np.argsort(-weights)[: TERMS_SHOWN * 2]:
+            if weights[position] <= 0 or len(terms) >= TERMS_SHOWN:
                 break
-            term = names.get(int(columns[position]))
+            term = names.get(int(vectors.indices[start + position]))
             if term and term not in terms:
                 terms.append(term)
-        reasons.append({"neighbours": closest, "terms": terms})
+        reasons.append({"neighbours": near, "terms": terms})
     return reasons

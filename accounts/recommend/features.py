@@ -18,7 +18,7 @@ from scipy import sparse
 from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS, HashingVectorizer
 from sklearn.utils import murmurhash3_32
 
-N_FEATURES = 2**20
+N_FEATURES = 2**18
 # How much each part weighs in a paper's vector (each part is unit length
 # before weighting); chosen on the offline evaluation (docs/recommendations.md).
 TEXT_WEIGHT = 1.0

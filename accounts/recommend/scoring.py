@@ -5,6 +5,7 @@ with their explanations; rows older than the window are dropped."""
 
 from __future__ import annotations
 
+import json
 import logging
 from collections import defaultdict
 from collections.abc import Iterable
@@ -12,7 +13,7 @@ from datetime import datetime, timedelta
 
 import numpy as np
 from django.conf import settings
-from django.db import transaction
+from django.db import connection, transaction
 from django.db.models import Max
 from django.utils import timezone
 from scipy import sparse
@@ -20,14 +21,14 @@ from scipy import sparse
 from accounts.models import NotInterested, Recommendation, RecommenderModel, Record, TrailItem
 from accounts.recommend.examples import paper_texts
 from accounts.recommend.explanation import explain
-from accounts.recommend.features import vectorize
+from accounts.recommend.features import N_FEATURES, vectorize
 from accounts.recommend.training import load
 from harvest.models import Version
 
 logger = logging.getLogger(__name__)
 
-TOP_PER_RUN = 50
-USERS_PER_BATCH = 500
+TOP_PER_RUN = 30
+USERS_PER_BATCH = 250
 
 
 def window_start(now: datetime | None = None) -> datetime:
@@ -69,6 +70,8 @@ def score_papers(paper_ids: Iterable[int], *, user_ids: list[int] | None = None)
         return 0
     ids = np.array([p.id for p in papers])
     vectors = vectorize(papers)
+    # Transposed once: each batch multiplies its models (rows) by the papers.
+    columns = vectors.T.tocsr()
     models = RecommenderModel.objects.order_by("user_id", "pk")
     if user_ids is not None:
         models = models.filter(user_id__in=user_ids)
@@ -76,23 +79,32 @@ def score_papers(paper_ids: Iterable[int], *, user_ids: list[int] | None = None)
     batch: list[RecommenderModel] = []
     for row in models.iterator(chunk_size=USERS_PER_BATCH):
         if len(batch) >= USERS_PER_BATCH and batch[-1].user_id != row.user_id:
-            written += _score_batch(batch, papers, ids, vectors, times, terms_cache)
+            written += _score_batch(batch, papers, ids, vectors, columns, times, terms_cache)
             batch = []
         batch.append(row)
     if batch:
-        written += _score_batch(batch, papers, ids, vectors, times, terms_cache)
+        written += _score_batch(batch, papers, ids, vectors, columns, times, terms_cache)
     return written
 
 
-def _score_batch(rows, papers, ids, vectors, times, terms_cache) -> int:
+def _score_batch(rows, papers, ids, vectors, columns, times, terms_cache) -> int:
     loaded = [load(row) for row in rows]
-    # Every model of the batch as one sparse matrix: one product scores all.
-    weights = sparse.hstack([model.column() for model, _ in loaded]).tocsc()
+    # Every model of the batch as a row of one sparse matrix, built from the
+    # stored arrays as they are: one product scores the batch.
+    lengths = [len(model.indices) for model, _ in loaded]
+    weights = sparse.csr_matrix(
+        (
+            np.concatenate([model.weights for model, _ in loaded]),
+            np.concatenate([model.indices for model, _ in loaded]),
+            np.r_[0, np.cumsum(lengths)],
+        ),
+        shape=(len(loaded), N_FEATURES),
+    )
     intercepts = np.array([model.intercept for model, _ in loaded], dtype=np.float32)
-    scores = np.asarray((vectors @ weights).toarray()) + intercepts
+    scores = (weights @ columns).toarray().T + intercepts
     excluded = _excluded(list({row.user_id for row in rows}), ids.tolist())
     now = timezone.now()
-    fresh: list[Recommendation] = []
+    fresh: list[tuple] = []
     for column, (row, (model, neighbours)) in enumerate(zip(rows, loaded, strict=True)):
         user_scores = scores[:, column].copy()
         skip = excluded.get(row.user_id)
@@ -101,19 +113,10 @@ def _score_batch(rows, papers, ids, vectors, times, terms_cache) -> int:
         top = [i for i in np.argsort(-user_scores)[:TOP_PER_RUN] if np.isfinite(user_scores[i])]
         if not top:
             continue
-        reasons = explain([papers[i] for i in top], vectors[top], model, model.dense(), neighbours, terms_cache)
+        reasons = explain([papers[i] for i in top], vectors[top], model, neighbours, terms_cache)
         for i, why in zip(top, reasons, strict=True):
-            fresh.append(
-                Recommendation(
-                    user_id=row.user_id,
-                    tag_id=row.tag_id,
-                    paper_id=int(ids[i]),
-                    score=float(user_scores[i]),
-                    reasons=why,
-                    event_at=times[int(ids[i])],
-                    computed_at=now,
-                )
-            )
+            paper_id = int(ids[i])
+            fresh.append((row.user_id, paper_id, row.tag_id, float(user_scores[i]), why, times[paper_id], now))
     with transaction.atomic():
         # The run's papers are scored afresh for these users (a batch holds
         # every model of its users): their old rows go, except seen ones.
@@ -125,9 +128,23 @@ def _score_batch(rows, papers, ids, vectors, times, terms_cache) -> int:
         Recommendation.objects.filter(
             user_id__in=[r.user_id for r in rows], paper_id__in=ids.tolist(), seen_at__isnull=True
         ).delete()
-        fresh = [r for r in fresh if (r.user_id, r.tag_id, r.paper_id) not in seen]
-        Recommendation.objects.bulk_create(fresh, batch_size=2000)
+        fresh = [r for r in fresh if (r[0], r[2], r[1]) not in seen]
+        _write(fresh)
     return len(fresh)
+
+
+def _write(rows: list[tuple]) -> None:
+    """Insert the rows: COPY on PostgreSQL (a day writes hundreds of thousands
+    of rows; building model instances cost more than the scoring), the ORM elsewhere."""
+    if connection.vendor != "postgresql":
+        fields = ("user_id", "paper_id", "tag_id", "score", "reasons", "event_at", "computed_at")
+        Recommendation.objects.bulk_create([Recommendation(**dict(zip(fields, row, strict=True))) for row in rows])
+        return
+    columns = "user_id, paper_id, tag_id, score, reasons, event_at, computed_at"
+    statement = f"COPY accounts_recommendation ({columns}) FROM STDIN"
+    with connection.cursor() as cursor, cursor.cursor.copy(statement) as copy:
+        for user_id, paper_id, tag_id, score, why, event_at, computed_at in rows:
+            copy.write_row((user_id, paper_id, tag_id, score, json.dumps(why), event_at, computed_at))
 
 
 def rescore_user(user_id: int) -> int:

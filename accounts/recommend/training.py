@@ -37,7 +37,7 @@ class Neighbours:
     def to_bytes(self) -> bytes:
         buffer = io.BytesIO()
         v = self.vectors.tocsr()
-        np.savez_compressed(buffer, ids=self.paper_ids, data=v.data, indices=v.indices, indptr=v.indptr)
+        np.savez(buffer, ids=self.paper_ids, data=v.data, indices=v.indices, indptr=v.indptr)
         return buffer.getvalue()
 
     @classmethod
