@@ -4,6 +4,7 @@
                            [--only TEXT ...]   (scenarios whose name contains one of the texts;
                                                 `--only follows`: the follows bench alone)
                            [--no-follows] [--users 10000] [--follow-runs 30] [--keep] (bench/follows.py)
+                           [--no-recommend] [--rec-users 10000] [--rec-saves 500] (bench/recommend.py)
 
 Uses DATABASE_URL (PostgreSQL; default postgres://postgres@127.0.0.1:5432/
 papertrail_bench). If that database does not hold a synthetic library of the
@@ -38,6 +39,9 @@ How each figure is taken:
   readers with 30 follows each, matches an announcement day against them in
   a child process and times their trail, unread counts and the follow
   preview; its rows join the table and its figures the JSON ("follows").
+- recommend: then bench/recommend.py (see there): training from 500 saves,
+  scoring an announcement day for 10,000 users with models in a child
+  process (its peak memory), and the Recommended tab; JSON "recommend".
 
 API throttling is raised for the run (PAPERTRAIL_API_ANON_RATE) so that the
 benchmark measures the API, not 429s; the throttle's cache round trip stays in.
@@ -55,7 +59,7 @@ import time
 from datetime import UTC, datetime
 from pathlib import Path
 
-from bench import common, follows, sidebyside
+from bench import common, follows, recommend, sidebyside
 from bench.scenarios import TARGETS_MS, Scenario, scenarios
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -323,6 +327,13 @@ def run(args: argparse.Namespace) -> dict:
 
         followed = run_follows(url, meta, args)
         results += followed.pop("results")
+    recommended = None
+    if args.recommend and (not args.only or "recommend" in args.only):
+        from bench.recommend import ENV as RECOMMEND_ENV
+        from bench.recommend import run_recommend
+
+        os.environ.update(RECOMMEND_ENV)  # read by the scoring child; this process's settings are loaded
+        recommended = run_recommend(url, args)
     machine["load_average_at_end"] = os.getloadavg()
     return {
         "benchmark": "portal at scale",
@@ -349,6 +360,7 @@ def run(args: argparse.Namespace) -> dict:
         "in_process_seconds": round(in_process_seconds, 1),
         "stats_task": stats_task,
         "follows": followed,
+        "recommend": recommended,
         "side_by_side": side_by_side,
     }
 
@@ -400,6 +412,10 @@ def table(report: dict) -> str:
         from bench.follows import lines as follows_lines
 
         lines += follows_lines(report["follows"])
+    if report.get("recommend"):
+        from bench.recommend import lines as recommend_lines
+
+        lines += recommend_lines(report["recommend"])
     lines += sidebyside.lines(report)
     m = report["machine"]
     lines.append(
@@ -451,6 +467,8 @@ def main(argv: list[str] | None = None) -> None:
         "--no-follows", dest="follows", action="store_false", help="skip the follows bench (bench/follows.py)"
     )
     follows.add_arguments(parser)
+    parser.add_argument("--no-recommend", dest="recommend", action="store_false", help="skip the recommendations bench")
+    recommend.add_arguments(parser)
     parser.add_argument("--results", default=str(common.RESULTS))
     parser.add_argument("--tag", default="", help="suffix of the results file name, e.g. the server's configuration")
     parser.add_argument("--render", nargs="+", metavar="LABEL=FILE", help="print saved results as Markdown")
