@@ -10,7 +10,7 @@ from portal.api.serializers.papers import PaperSerializer
 
 class NeighbourSerializer(serializers.Serializer):
     arxiv_id = serializers.CharField(help_text="A paper you saved.")
-    title = serializers.CharField()
+    title = serializers.CharField(help_text="Its title.")
     similarity = serializers.FloatField(help_text="Cosine similarity of the two papers' vectors (0 to 1).")
 
 
@@ -41,5 +41,5 @@ class RecommendationPageSerializer(serializers.Serializer):
 
 
 class NotInterestedResultSerializer(serializers.Serializer):
-    id = serializers.IntegerField()
-    not_interested = serializers.BooleanField()
+    id = serializers.IntegerField(help_text="The recommendation's id.")
+    not_interested = serializers.BooleanField(help_text="Always true: the paper is refused.")
