@@ -12,9 +12,9 @@ from django.test import Client
 from playwright.sync_api import expect
 
 from accounts.models import NotInterested, Record, User
-from accounts.records import record_save
 from accounts.recommend.jobs import retrain_and_rescore
 from accounts.recommend.services import RETRAIN_KEY
+from accounts.records import record_save
 from tests.accounts.recommend_helpers import store_real_papers, topic
 from tests.portal.browser.conftest import browser_page, in_thread, screenshot
 
