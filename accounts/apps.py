@@ -7,3 +7,4 @@ class AccountsConfig(AppConfig):
 
     def ready(self) -> None:
         from accounts import receivers  # noqa: F401 - connects the signal receivers
+        from accounts.recommend import receivers as recommend_receivers  # noqa: F401

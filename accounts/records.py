@@ -23,6 +23,13 @@ _STATE_STAMPS = {
 }
 
 
+def _records_changed(user_id: int) -> None:
+    """Bulk writes send no model signals: tell the recommender itself (debounced)."""
+    from accounts.recommend.services import schedule_retrain
+
+    schedule_retrain(user_id)
+
+
 class RecordError(ValueError):
     """Bad input for a record; `field` names what was wrong."""
 
@@ -143,6 +150,8 @@ def records_add_many(*, user: User, tags_by_paper: dict[int, list[str]]) -> dict
             outcome[paper_id] = UNCHANGED
     RecordTag.objects.bulk_create(links, batch_size=2000, ignore_conflicts=True)
     Record.objects.filter(pk__in=touched).update(updated_at=now)
+    if new_ids or touched:
+        _records_changed(user.pk)
     return outcome
 
 
@@ -247,6 +256,8 @@ def records_add_tag(*, user: User, record_ids: Iterable[int], name: str) -> int:
         [RecordTag(record_id=pk, tag=tags[0], user=user) for pk in ids], ignore_conflicts=True
     )
     Record.objects.filter(pk__in=ids).update(updated_at=timezone.now())
+    if ids:
+        _records_changed(user.pk)
     return len(created)
 
 
@@ -291,6 +302,7 @@ def tag_merge(*, user: User, tag_id: int, into_id: int) -> Tag:
         [RecordTag(record_id=pk, tag=target, user=user) for pk in record_ids], ignore_conflicts=True
     )
     source.delete()
+    _records_changed(user.pk)
     return target
 
 

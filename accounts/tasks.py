@@ -39,3 +39,19 @@ def retry_alerts_task() -> str:
 def _queue_retry(at) -> None:
     if at is not None:
         retry_alerts_task.apply_async(eta=at, expires=at + timedelta(hours=6))
+
+
+@shared_task(name="accounts.retrain_recommendations")
+def retrain_recommendations(user_id: int) -> str:
+    """Retrain one user's recommendation models and rescore the window's papers."""
+    from accounts.recommend.jobs import retrain_and_rescore
+
+    return retrain_and_rescore(user_id)
+
+
+@shared_task(name="accounts.score_recommendations")
+def score_recommendations(version_ids: list[int]) -> str:
+    """Score a harvest page's new versions' papers for every user with a model."""
+    from accounts.recommend.jobs import score_new_versions
+
+    return score_new_versions(version_ids)

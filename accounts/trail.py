@@ -215,6 +215,13 @@ def trail_mark_read_papers(*, user: User, paper_ids: Iterable[int]) -> int:
     return trail_mark_read(user=user, item_ids=ids) if ids else 0
 
 
+def _dismissals_changed(user_id: int) -> None:
+    """Dismissed cards are the recommender's explicit negatives: retrain (debounced)."""
+    from accounts.recommend.services import schedule_retrain
+
+    schedule_retrain(user_id)
+
+
 @transaction.atomic
 def trail_dismiss(*, user: User, item_id: int) -> bool:
     """ "Not interested": the card leaves the trail and takes no new event."""
@@ -223,6 +230,7 @@ def trail_dismiss(*, user: User, item_id: int) -> bool:
     )
     if done:
         TrailMatch.objects.filter(item_id=item_id).update(unread=False)
+        _dismissals_changed(user.pk)
     return bool(done)
 
 
@@ -231,6 +239,7 @@ def trail_undismiss(*, user: User, item_id: int) -> bool:
     done = TrailItem.objects.filter(user=user, pk=item_id, dismissed=True).update(dismissed=False, dismissed_at=None)
     if done:
         sync_matches(item_ids=[item_id])
+        _dismissals_changed(user.pk)
     return bool(done)
 
 

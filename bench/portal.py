@@ -7,6 +7,7 @@
                            [--no-records] [--records 5000] [--tags 50] [--record-runs 30] (bench/records.py)
                            [--no-record-files] [--import-entries 2000] [--export-runs 5] (bench/record_files.py)
                            [--no-alerts] [--alert-users 10000] [--feed-runs 30] (bench/alerts.py)
+                           [--no-recommend] [--rec-users 10000] [--rec-saves 500] (bench/recommend.py)
 
 Uses DATABASE_URL (PostgreSQL; default postgres://postgres@127.0.0.1:5432/
 papertrail_bench). If that database does not hold a synthetic library of the
@@ -53,6 +54,9 @@ How each figure is taken:
 - alerts: then bench/alerts.py (see there) builds 10,000 readers with 20
   follows each and a day's trail, sends the day's daily digests to a local
   SMTP server and times the private feeds ("alerts").
+- recommend: then bench/recommend.py (see there): training from 500 saves,
+  scoring an announcement day for 10,000 users with models in a child
+  process (its peak memory), and the Recommended tab; JSON "recommend".
 
 API throttling is raised for the run (PAPERTRAIL_API_ANON_RATE) so that the
 benchmark measures the API, not 429s; the throttle's cache round trip stays in.
@@ -70,7 +74,7 @@ import time
 from datetime import UTC, datetime
 from pathlib import Path
 
-from bench import alerts, common, follows, record_files, records, sidebyside
+from bench import alerts, common, follows, recommend, record_files, records, sidebyside
 from bench.scenarios import TARGETS_MS, Scenario, scenarios
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -355,6 +359,13 @@ def run(args: argparse.Namespace) -> dict:
 
         alerted = run_alerts(url, args)
         results += alerted.pop("results")
+    recommended = None
+    if args.recommend and (not args.only or "recommend" in args.only):
+        from bench.recommend import ENV as RECOMMEND_ENV
+        from bench.recommend import run_recommend
+
+        os.environ.update(RECOMMEND_ENV)  # read by the scoring child; this process's settings are loaded
+        recommended = run_recommend(url, args)
     machine["load_average_at_end"] = os.getloadavg()
     return {
         "benchmark": "portal at scale",
@@ -384,6 +395,7 @@ def run(args: argparse.Namespace) -> dict:
         "records": recorded,
         "record_files": record_file_figures,
         "alerts": alerted,
+        "recommend": recommended,
         "side_by_side": side_by_side,
     }
 
@@ -443,6 +455,10 @@ def table(report: dict) -> str:
         from bench.alerts import lines as alerts_lines
 
         lines += alerts_lines(report["alerts"])
+    if report.get("recommend"):
+        from bench.recommend import lines as recommend_lines
+
+        lines += recommend_lines(report["recommend"])
     lines += sidebyside.lines(report)
     m = report["machine"]
     lines.append(
@@ -509,6 +525,8 @@ def main(argv: list[str] | None = None) -> None:
         "--no-alerts", dest="alerts", action="store_false", help="skip the alerts bench (bench/alerts.py)"
     )
     alerts.add_arguments(parser)
+    parser.add_argument("--no-recommend", dest="recommend", action="store_false", help="skip the recommendations bench")
+    recommend.add_arguments(parser)
     parser.add_argument("--results", default=str(common.RESULTS))
     parser.add_argument("--tag", default="", help="suffix of the results file name, e.g. the server's configuration")
     parser.add_argument("--render", nargs="+", metavar="LABEL=FILE", help="print saved results as Markdown")

@@ -2,6 +2,7 @@
 
 from accounts.models.alerts import AlertMail, AlertMailItem, AlertSettings, AlertUnsubscribe
 from accounts.models.follows import Exclusion, Follow
+from accounts.models.recommendations import NotInterested, Recommendation, RecommenderModel, RecommenderProfile
 from accounts.models.records import Record, RecordSearch, RecordTag, Tag
 from accounts.models.trail import TrailItem, TrailMatch
 from accounts.models.users import (
@@ -23,6 +24,10 @@ __all__ = [
     "ApiToken",
     "Exclusion",
     "Follow",
+    "NotInterested",
+    "Recommendation",
+    "RecommenderModel",
+    "RecommenderProfile",
     "Record",
     "RecordSearch",
     "RecordTag",

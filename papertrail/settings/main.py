@@ -4,6 +4,7 @@ beat): every topic module, read in this order, each setting defined once.
 - base: core Django, the database, the cache, language and time, logging;
 - sources: source endpoints, arXiv's politeness, what counts as AI-related;
 - llm: AI guided readings;
+- recommend: recommendations (minimum saves, window, digest section);
 - api: the REST framework and the schema;
 - security: transport rules and error reports;
 - accounts: sign-up and sign-in (django-allauth), their rate limits, mail;
@@ -18,6 +19,7 @@ from papertrail.settings.api import *  # noqa: F403
 from papertrail.settings.base import *  # noqa: F403
 from papertrail.settings.celery import *  # noqa: F403
 from papertrail.settings.llm import *  # noqa: F403
+from papertrail.settings.recommend import *  # noqa: F403
 from papertrail.settings.records import *  # noqa: F403
 from papertrail.settings.security import *  # noqa: F403
 from papertrail.settings.sources import *  # noqa: F403

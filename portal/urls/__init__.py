@@ -5,7 +5,18 @@ from django.views.generic import RedirectView
 
 from portal import feeds
 from portal.arxiv_ids import ArxivIdConverter
-from portal.views import alerts, briefings, follows, overview, papers, record_files, records, sources, trail
+from portal.views import (
+    alerts,
+    briefings,
+    follows,
+    overview,
+    papers,
+    recommendations,
+    record_files,
+    records,
+    sources,
+    trail,
+)
 
 register_converter(ArxivIdConverter, "arxiv_id")
 
@@ -37,6 +48,23 @@ urlpatterns = [
         "trail/<int:item_id>/not-this-person/<int:follow_id>/",
         trail.trail_not_this_person,
         name="trail_not_this_person",
+    ),
+    path("trail/recommended/", recommendations.recommended, name="trail_recommended"),
+    path("trail/recommended/settings/", recommendations.recommender_settings, name="recommender_settings"),
+    path(
+        "trail/recommended/<int:recommendation_id>/open/",
+        recommendations.recommendation_open_view,
+        name="recommendation_open",
+    ),
+    path(
+        "trail/recommended/<int:recommendation_id>/not-interested/",
+        recommendations.recommendation_not_interested_view,
+        name="recommendation_not_interested",
+    ),
+    path(
+        "trail/recommended/<int:recommendation_id>/save/",
+        recommendations.recommendation_save_view,
+        name="recommendation_save",
     ),
     path("me/strip/", trail.me_strip, name="me_strip"),
     # Export and import pages live under records/export/ and records/import/ (another module).

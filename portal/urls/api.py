@@ -3,7 +3,7 @@ under it is a JSON 404, never an HTML page."""
 
 from django.urls import path, re_path
 
-from portal.api import me, record_files, records, trail, views
+from portal.api import me, recommendations, record_files, records, trail, views
 from portal.api.errors import json_not_found
 
 app_name = "api"
@@ -36,6 +36,12 @@ urlpatterns = [
     path("me/trail/read/", trail.TrailReadView.as_view(), name="trail_read"),
     path("me/trail/<int:item_id>/dismiss/", trail.TrailDismissView.as_view(), name="trail_dismiss"),
     path("me/trail/<int:item_id>/undismiss/", trail.TrailUndismissView.as_view(), name="trail_undismiss"),
+    path("me/recommendations/", recommendations.RecommendationListView.as_view(), name="recommendation_list"),
+    path(
+        "me/recommendations/<int:recommendation_id>/not-interested/",
+        recommendations.RecommendationNotInterestedView.as_view(),
+        name="recommendation_not_interested",
+    ),
     # [\s\S], not ".": a path holding a newline (%0A) must not slip past to the HTML 404.
     re_path(r"^[\s\S]*$", json_not_found, name="not_found"),
 ]

@@ -29,6 +29,8 @@ from accounts.models import (
     ApiToken,
     Exclusion,
     Follow,
+    NotInterested,
+    Recommendation,
     Record,
     RecordTag,
     Tag,
@@ -51,6 +53,7 @@ OWNED: dict[str, Callable[[dict[str, Any]], Any]] = {
     "trail_item_id": lambda objs: objs["item"].pk,
     "token_id": lambda objs: objs["token"].pk,
     "exclusion_id": lambda objs: objs["exclusion"].pk,
+    "recommendation_id": lambda objs: objs["recommendation"].pk,
 }
 # Routes where a public-looking parameter names the user's own object: a
 # record is "my record of this paper". Filled with the paper A saved (and B did not).
@@ -142,7 +145,15 @@ def test_every_id_parameter_is_classified_as_owned_or_public():
     assert unclassified == [], "list each parameter in OWNED (a user's object) or PUBLIC in this module"
     # The walk finds what it must: the owned routes of the API and of the account pages.
     names = {route.name for route in OWNED_ROUTES}
-    assert {"api:follow_detail", "api:trail_dismiss", "accounts:token_revoke"} <= names
+    assert {
+        "api:follow_detail",
+        "api:trail_dismiss",
+        "accounts:token_revoke",
+        "api:recommendation_not_interested",
+        "portal:recommendation_open",
+        "portal:recommendation_not_interested",
+        "portal:recommendation_save",
+    } <= names
     assert set(OWNED_BY_ROUTE) <= names
     assert set(NOT_YET_404) <= names
     assert {route.name for route in CREDENTIAL_ROUTES} == {
@@ -183,7 +194,19 @@ def _objects(user: User, *, mark: str, saves: str) -> dict[str, Any]:
 def _snapshot(user: User) -> list:
     return [
         list(model.objects.filter(user=user).order_by("pk").values())
-        for model in (Follow, TrailItem, ApiToken, Exclusion, Record, Tag, RecordTag, AlertSettings, AlertUnsubscribe)
+        for model in (
+            Follow,
+            TrailItem,
+            ApiToken,
+            Exclusion,
+            Record,
+            Tag,
+            RecordTag,
+            AlertSettings,
+            AlertUnsubscribe,
+            Recommendation,
+            NotInterested,
+        )
     ]
 
 
@@ -196,6 +219,17 @@ def world(db) -> dict[str, Any]:
     harvest(record("2611.00001"), record("2611.00002"), at=ago(days=2))
     objs = _objects(a, mark=SECRET, saves="2611.00001")
     objs["item"] = TrailItem.objects.get(user=a, paper__arxiv_id="2611.00001")
+    # A's recommendation of the card's paper, explained by a paper A saved.
+    harvest(record("2611.00003"), at=ago(days=3))
+    saved = Paper.objects.get(arxiv_id="2611.00003")
+    record_save(user=a, paper=saved)
+    objs["recommendation"] = Recommendation.objects.create(
+        user=a,
+        paper=objs["item"].paper,
+        score=1.0,
+        reasons={"neighbours": [[saved.pk, 0.5]], "terms": ["lovelace"]},
+        event_at=ago(days=2),
+    )
     _objects(b, mark="B-own", saves="2611.00002")
     objs["b_secret"] = _objects(b, mark="B-more", saves="2611.00002")["secret"]
     objs.update(a=a, b=b)

@@ -39,6 +39,8 @@ OPERATIONS = {
     ("/api/v1/me/trail/read/", "post"),
     ("/api/v1/me/trail/{item_id}/dismiss/", "post"),
     ("/api/v1/me/trail/{item_id}/undismiss/", "post"),
+    ("/api/v1/me/recommendations/", "get"),
+    ("/api/v1/me/recommendations/{recommendation_id}/not-interested/", "post"),
 }
 
 

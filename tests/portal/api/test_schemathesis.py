@@ -2,7 +2,8 @@
 invalid ones, a bounded number per operation) and sends them to the API's
 WSGI application on the test database: no response may be a server error or
 break the schema (status, content type, headers, body). Every request
-carries the token of a user with follows of each kind and a trail, so the
+carries the token of a user with follows of each kind, a trail and
+recommendations, so the
 /me/ operations are exercised past authentication."""
 
 from __future__ import annotations
@@ -31,7 +32,8 @@ from schemathesis.specs.openapi.checks import (
 )
 
 from accounts.follows import follow_create
-from accounts.models import TrailItem, User
+from accounts.models import Recommendation, TrailItem, User
+from accounts.recommend.jobs import retrain_and_rescore
 from accounts.records import record_save
 from accounts.services import api_token_create
 from accounts.trail import trail_dismiss, trail_mark_read
@@ -119,10 +121,16 @@ def member(library, settings) -> dict:
     trail_mark_read(user=user, item_ids=items[:1])
     trail_dismiss(user=user, item_id=items[-1])
     # A research record with tags; imports ask arXiv for nothing (generated
-    # ids would go out to the world).
+    # ids would go out to the world). Three saves and a trained model: the
+    # recommendations have a row to show and refuse.
     settings.RECORDS_IMPORT_MAX_LOOKUPS = 0
+    store(record("2611.00003"), record("2611.00004"), at=timezone.now())
     record_save(user=user, paper=Paper.objects.get(arxiv_id="2611.13545"), state="reading", tags=["LLM"], note="$x$")
     record_save(user=user, paper=Paper.objects.get(arxiv_id="hep-th/9901001"), tags=["strings", "LLM"])
+    record_save(user=user, paper=Paper.objects.get(arxiv_id="2611.00002"), tags=["attention"])
+    retrain_and_rescore(user.pk)
+    recommendations = list(Recommendation.objects.filter(user=user).order_by("pk").values_list("pk", flat=True))
+    assert recommendations
     api_token_create(user=user, name="spare")
     _token, secret = api_token_create(user=user, name="schemathesis")
     return {
@@ -130,6 +138,7 @@ def member(library, settings) -> dict:
         "follow_id": list(user.follows.order_by("pk").values_list("pk", flat=True)),
         "item_id": items,
         "arxiv_id": ["2611.13545", "hep-th/9901001"],
+        "recommendation_id": recommendations,
     }
 
 
@@ -145,7 +154,7 @@ def member(library, settings) -> dict:
 def test_no_server_errors_and_no_responses_breaking_the_schema(case, member):
     # Generated ids would hardly ever name the member's follows and cards:
     # even ones are mapped onto them, odd ones stay (mostly) unknown ids.
-    for name in ("follow_id", "item_id"):
+    for name in ("follow_id", "item_id", "recommendation_id"):
         value = (case.path_parameters or {}).get(name)
         if isinstance(value, int) and not isinstance(value, bool) and value % 2 == 0:
             case.path_parameters[name] = member[name][value // 2 % len(member[name])]

@@ -1,0 +1,48 @@
+"""`python manage.py recommend [--user NAME] [--evaluate]`: retrain and rescore
+by hand (one user, or every user with enough saves), or print the offline
+evaluation table (docs/recommendations.md)."""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.core.management.base import BaseCommand, CommandError, CommandParser
+from django.db.models import Count
+
+from accounts.models import User
+from accounts.recommend.jobs import retrain_and_rescore
+
+
+class Command(BaseCommand):
+    help = (
+        "Retrain recommendation models from research records and score the window's papers, for one user "
+        "(--user) or every user with enough saves; --evaluate prints the offline evaluation on real papers."
+    )
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument("--user", help="a username: only this user")
+        parser.add_argument("--evaluate", action="store_true", help="print the offline evaluation table instead")
+        parser.add_argument("--seeds", type=int, default=5, help="researchers per topic in the evaluation")
+
+    def handle(self, *args, user: str | None, evaluate: bool, seeds: int, **options) -> None:
+        if evaluate:
+            from accounts.recommend.corpus import real_papers
+            from accounts.recommend.evaluation import evaluate as run_evaluation
+            from accounts.recommend.evaluation import table
+
+            self.stdout.write(table(run_evaluation(real_papers(), seeds=seeds)))
+            return
+        if user is not None:
+            found = User.objects.filter(username=user).first()
+            if found is None:
+                raise CommandError(f"--user: no user named {user!r}")
+            users = [found.pk]
+        else:
+            users = list(
+                User.objects.annotate(saves=Count("records"))
+                .filter(saves__gte=settings.RECOMMEND_MIN_SAVES)
+                .order_by("pk")
+                .values_list("pk", flat=True)
+            )
+        for user_id in users:
+            self.stdout.write(retrain_and_rescore(user_id))
+        self.stdout.write(f"{len(users)} users done")

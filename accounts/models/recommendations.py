@@ -1,0 +1,90 @@
+from django.conf import settings
+from django.db import models
+from django.utils import timezone
+
+
+class RecommenderProfile(models.Model):
+    """A user's recommender: whether they asked for a model per tag, and when
+    their model was last trained (accounts.recommend.training)."""
+
+    user = models.OneToOneField(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="recommender")
+    per_tag = models.BooleanField(default=False, help_text="also train a model for each tag with enough saves")
+    trained_at = models.DateTimeField(null=True, blank=True)
+
+    def __str__(self) -> str:
+        return f"recommender of {self.user_id}"
+
+
+class RecommenderModel(models.Model):
+    """One trained model: the user's whole record (tag empty) or one tag's
+    records. `weights` is the sparse weight vector; `neighbours` the vectors of
+    the most recent saves, which explanations compare recommendations with."""
+
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+", db_index=False)
+    tag = models.ForeignKey("accounts.Tag", on_delete=models.CASCADE, null=True, blank=True, related_name="+")
+    trained_at = models.DateTimeField(default=timezone.now)
+    positives = models.PositiveIntegerField(default=0)
+    negatives = models.PositiveIntegerField(default=0)
+    background = models.PositiveIntegerField(default=0)
+    weights = models.BinaryField()
+    neighbours = models.BinaryField()
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["user"], condition=models.Q(tag__isnull=True), name="recmodel_user_unique"),
+            models.UniqueConstraint(fields=["user", "tag"], name="recmodel_user_tag_unique"),
+        ]
+
+    def __str__(self) -> str:
+        return f"model of {self.user_id} (tag {self.tag_id})"
+
+
+class Recommendation(models.Model):
+    """A scored paper for a user (and a tag's model, when `tag` is set), with
+    why: `reasons` holds the closest saved papers and the weightiest terms.
+    `event_at` is when the paper's latest version arrived here (the window);
+    `seen_at` when the user opened it from the recommendations."""
+
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+", db_index=False)
+    paper = models.ForeignKey("harvest.Paper", on_delete=models.CASCADE, related_name="+", db_index=False)
+    tag = models.ForeignKey("accounts.Tag", on_delete=models.CASCADE, null=True, blank=True, related_name="+")
+    score = models.FloatField()
+    reasons = models.JSONField(default=dict)
+    event_at = models.DateTimeField()
+    computed_at = models.DateTimeField(default=timezone.now)
+    seen_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["user", "paper"], condition=models.Q(tag__isnull=True), name="recommendation_user_paper_unique"
+            ),
+            models.UniqueConstraint(fields=["user", "tag", "paper"], name="recommendation_user_tag_paper_unique"),
+        ]
+        # The tab is the best scores of one user's unseen rows.
+        indexes = [
+            models.Index(
+                fields=["user", "tag", "-score"],
+                condition=models.Q(seen_at__isnull=True),
+                name="recommendation_top_idx",
+            ),
+            models.Index(fields=["paper"], name="recommendation_paper_idx"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.user_id}: paper {self.paper_id} ({self.score:.3f})"
+
+
+class NotInterested(models.Model):
+    """A recommendation the user said no to: an explicit negative for the next
+    training, and never recommended again."""
+
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+", db_index=False)
+    paper = models.ForeignKey("harvest.Paper", on_delete=models.CASCADE, related_name="+", db_index=False)
+    created_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["user", "paper"], name="notinterested_user_paper_unique")]
+
+    def __str__(self) -> str:
+        return f"{self.user_id} not interested in {self.paper_id}"

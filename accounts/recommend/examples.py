@@ -1,0 +1,63 @@
+"""Reading a user's training examples from the database: saved papers (with
+when they were saved), explicit negatives (dismissed trail cards and
+recommendations marked not interested) and a background sample of recent
+papers."""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from accounts.models import NotInterested, Record, RecordTag, TrailItem, User
+from accounts.recommend.features import PaperText
+from harvest.models import Paper
+
+# The background is drawn from this many of the newest papers: what the
+# model will be asked about looks like them.
+BACKGROUND_POOL = 3000
+BACKGROUND_SIZE = 300
+TEXT_FIELDS = ("id", "title", "abstract", "authors", "categories")
+
+
+@dataclass
+class Examples:
+    saved: list[tuple[PaperText, datetime]]
+    negatives: list[PaperText]
+    background: list[PaperText]
+    tags: dict[int, set[int]] = field(default_factory=dict)  # tag id -> saved paper ids
+
+
+def paper_texts(paper_ids) -> dict[int, PaperText]:
+    rows = Paper.objects.filter(pk__in=list(paper_ids)).values_list(*TEXT_FIELDS)
+    return {row[0]: PaperText(*row) for row in rows}
+
+
+def saved_count(user: User) -> int:
+    return Record.objects.filter(user=user).count()
+
+
+def negative_paper_ids(user: User) -> set[int]:
+    dismissed = TrailItem.objects.filter(user=user, dismissed=True).values_list("paper_id", flat=True)
+    refused = NotInterested.objects.filter(user=user).values_list("paper_id", flat=True)
+    return set(dismissed) | set(refused)
+
+
+def user_examples(user: User, *, seed: int | None = None) -> Examples:
+    saves = dict(Record.objects.filter(user=user).values_list("paper_id", "saved_at"))
+    negative_ids = negative_paper_ids(user) - set(saves)
+    pool = list(Paper.objects.order_by("-included_at", "-id").values_list("id", flat=True)[:BACKGROUND_POOL])
+    pool = [pk for pk in pool if pk not in saves and pk not in negative_ids]
+    # Seeded by the user: the same record trains the same model (and tests repeat).
+    rng = random.Random(seed if seed is not None else user.pk)
+    background_ids = rng.sample(pool, min(BACKGROUND_SIZE, len(pool)))
+    texts = paper_texts([*saves, *negative_ids, *background_ids])
+    tags: dict[int, set[int]] = {}
+    for tag_id, paper_id in RecordTag.objects.filter(user=user).values_list("tag_id", "record__paper_id"):
+        tags.setdefault(tag_id, set()).add(paper_id)
+    return Examples(
+        saved=[(texts[pk], at) for pk, at in sorted(saves.items(), key=lambda kv: kv[1]) if pk in texts],
+        negatives=[texts[pk] for pk in negative_ids if pk in texts],
+        background=[texts[pk] for pk in background_ids if pk in texts],
+        tags=tags,
+    )

@@ -1,0 +1,102 @@
+"""Reads of recommendations for the tab, the API and (later) the digest."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from django.conf import settings
+from django.db.models import Exists, OuterRef
+
+from accounts.models import NotInterested, Recommendation, RecommenderProfile, Record, Tag, TrailItem, User
+from accounts.recommend.scoring import window_start
+from harvest.models import Paper
+
+
+@dataclass
+class Neighbour:
+    paper_id: int
+    arxiv_id: str
+    title: str
+    similarity: float
+
+
+@dataclass
+class RecommendationEntry:
+    recommendation: Recommendation
+    paper: Paper
+    neighbours: list[Neighbour] = field(default_factory=list)
+    terms: list[str] = field(default_factory=list)
+
+
+@dataclass
+class RecommenderStatus:
+    saves: int
+    min_saves: int
+    trained_at: datetime | None
+    per_tag: bool
+    tags: list[Tag]
+
+    @property
+    def ready(self) -> bool:
+        return self.saves >= self.min_saves and self.trained_at is not None
+
+    @property
+    def saves_missing(self) -> int:
+        return max(0, self.min_saves - self.saves)
+
+
+def recommender_status(user: User) -> RecommenderStatus:
+    profile = RecommenderProfile.objects.filter(user=user).first()
+    tags = list(Tag.objects.filter(user=user, pk__in=Recommendation.objects.filter(user=user).values("tag_id")))
+    return RecommenderStatus(
+        saves=Record.objects.filter(user=user).count(),
+        min_saves=settings.RECOMMEND_MIN_SAVES,
+        trained_at=profile.trained_at if profile else None,
+        per_tag=bool(profile and profile.per_tag),
+        tags=tags,
+    )
+
+
+def recommendation_get(*, user: User, recommendation_id: int) -> Recommendation | None:
+    """One of the user's recommendations; None for anyone else's."""
+    return Recommendation.objects.filter(user=user, pk=recommendation_id).select_related("paper").first()
+
+
+def recommendations_for_user(user: User, limit: int = 20, *, tag_id: int | None = None) -> list[RecommendationEntry]:
+    """The best-scored papers of the window that the user has not saved,
+    dismissed, refused or opened, each with the saved papers it is closest to
+    (only those still saved) and its weightiest terms. The digest calls this."""
+    rows = (
+        Recommendation.objects.filter(user=user, seen_at__isnull=True, event_at__gte=window_start()).filter(
+            tag_id=tag_id
+        )
+        if tag_id is not None
+        else Recommendation.objects.filter(
+            user=user, tag__isnull=True, seen_at__isnull=True, event_at__gte=window_start()
+        )
+    )
+    rows = (
+        rows.exclude(Exists(Record.objects.filter(user=user, paper_id=OuterRef("paper_id"))))
+        .exclude(Exists(NotInterested.objects.filter(user=user, paper_id=OuterRef("paper_id"))))
+        .exclude(Exists(TrailItem.objects.filter(user=user, paper_id=OuterRef("paper_id"), dismissed=True)))
+        .select_related("paper")
+        .order_by("-score", "pk")[:limit]
+    )
+    rows = list(rows)
+    wanted = {pk for row in rows for pk, _ in row.reasons.get("neighbours", [])}
+    saved = {
+        paper.pk: paper
+        for paper in Paper.objects.filter(
+            pk__in=Record.objects.filter(user=user, paper_id__in=wanted).values("paper_id")
+        ).only("id", "arxiv_id", "title")
+    }
+    entries = []
+    for row in rows:
+        neighbours = [
+            Neighbour(pk, saved[pk].arxiv_id, saved[pk].title, similarity)
+            for pk, similarity in row.reasons.get("neighbours", [])
+            if pk in saved
+        ]
+        entries.append(RecommendationEntry(row, row.paper, neighbours, list(row.reasons.get("terms", []))))
+    return entries
