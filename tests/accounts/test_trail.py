@@ -175,3 +175,19 @@ def test_the_preview_window_is_read_from_the_covering_version_index_alone(user):
     # Index-only: the 30-day window's ~52,000 versions at one million papers
     # are read without a heap visit each (bench/SCALE.md).
     assert "Index Only Scan using version_discovered_cover_idx" in plan
+
+
+@pytest.mark.parametrize("ratio", [0, 10**9], ids=["window's papers checked", "library's matches read"])
+def test_a_query_preview_counts_the_same_whichever_side_it_starts_from(user, monkeypatch, ratio):
+    monkeypatch.setattr("accounts.follow_matching.WINDOW_CHECK_RATIO", ratio)
+    harvest(record("2611.00001", abstract="Diffusion models."), at=ago(days=40))
+    harvest(record("2611.00001", abstract="Diffusion models.", versions=2), at=ago(days=3))
+    harvest(record("2611.00002", abstract="Diffusion policies."), at=ago(days=12))
+    harvest(record("2611.00003", abstract="Diffusion, long ago."), at=ago(days=45))
+    harvest(record("2611.00004", abstract="Something else."), at=ago(days=1))
+
+    preview = follow_preview(user=user, kind="query", value={"q": "diffusion"})
+    assert (preview.last_7_days, preview.last_30_days) == (1, 2)
+    assert [p.arxiv_id for p in preview.recent] == ["2611.00001", "2611.00002"]
+    arrivals = follow_preview(user=user, kind="query", value={"q": "diffusion"}, include_revisions=False)
+    assert [p.arxiv_id for p in arrivals.recent] == ["2611.00002"]
