@@ -19,6 +19,7 @@ from accounts.authors import author_ids_for
 from accounts.facts import filters_matcher, is_fulltext, paper_events, sql_query_matcher
 from accounts.matching import DayIndex, ExclusionSpec, FollowSpec, match_follows
 from accounts.models import Exclusion, Follow
+from accounts.record_trail import record_revisions_to_trail
 from accounts.trail import TrailWriteResult, trail_record_hits
 from harvest.filters import PaperFilterSet, full_text_search
 from harvest.models import Authorship, Paper, PaperCategory, Version
@@ -75,7 +76,15 @@ def match_versions(*, version_ids: Iterable[int], follow_ids: list[int] | None =
     users = None
     if follow_ids is not None:
         users = set(Follow.objects.filter(id__in=follow_ids).values_list("user_id", flat=True))
-    return trail_record_hits(hits=match_follows(index, specs, exclusion_specs(user_ids=users)))
+    result = trail_record_hits(hits=match_follows(index, specs, exclusion_specs(user_ids=users)))
+    if follow_ids is None:
+        # Every follow's batch also brings the revisions of saved papers (a
+        # follow's back-fill does not: the records are not its to replay).
+        saved = record_revisions_to_trail(events=index.papers)
+        result.created += saved.created
+        result.updated += saved.updated
+        result.reopened += saved.reopened
+    return result
 
 
 # --- one follow over a window of the past -------------------------------------------

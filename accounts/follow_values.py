@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from django.core.exceptions import ValidationError
+from django.utils.translation import gettext as _
 
 from accounts.facts import compile_query, query_is_searchable
 from accounts.matching import archive_of
@@ -39,9 +40,11 @@ def known_category(code: str) -> bool:
 def _category_code(raw: Any, field: str) -> str:
     code = str(raw or "").strip()
     if not code:
-        raise ValidationError({field: "Choose a category code such as cs.CL, or an archive such as cs."})
+        raise ValidationError({field: _("Choose a category code such as cs.CL, or an archive such as cs.")})
     if not _CATEGORY.match(code) or not known_category(code):
-        raise ValidationError({field: f"{code[:40]} is not a known arXiv category code or archive."})
+        raise ValidationError(
+            {field: _("%(code)s is not a known arXiv category code or archive.") % {"code": code[:40]}}
+        )
     return code
 
 
@@ -54,7 +57,7 @@ def _query(raw: Any, field: str) -> dict[str, Any]:
     if not query_is_searchable(compiled):
         raise ValidationError(
             {
-                field: (
+                field: _(
                     "The query has no searchable word: every alternative needs a word that is "
                     "neither excluded nor too common."
                 )
@@ -66,34 +69,41 @@ def _query(raw: Any, field: str) -> dict[str, Any]:
 def compile_value(kind: str, value: Any) -> tuple[dict[str, Any], dict[str, Any]]:
     """The cleaned value and its compiled form, or a ValidationError naming the field."""
     if not isinstance(value, dict):
-        raise ValidationError({"value": "Give the follow's value as an object."})
+        raise ValidationError({"value": _("Give the follow's value as an object.")})
     if kind == "category":
         code = _category_code(value.get("code"), "code")
         return {"code": code}, ({"code": code} if "." in code else {"archive": code})
     if kind == "author":
         author = " ".join(str(value.get("author") or "").split())
         if not normalise_name(author):
-            raise ValidationError({"author": "Give the author's name."})
+            raise ValidationError({"author": _("Give the author's name.")})
         variants = value.get("variants") or [author]
         if not isinstance(variants, list) or len(variants) > MAX_VARIANTS:
-            raise ValidationError({"variants": f"Give at most {MAX_VARIANTS} name variants as a list."})
+            raise ValidationError(
+                {"variants": _("Give at most %(limit)d name variants as a list.") % {"limit": MAX_VARIANTS}}
+            )
         normalised = sorted({normalise_name(str(v)) for v in variants} - {""})
         if not normalised:
-            raise ValidationError({"variants": "Give at least one name variant."})
+            raise ValidationError({"variants": _("Give at least one name variant.")})
         return {"author": author, "variants": [str(v) for v in variants]}, {"variants": normalised}
     if kind == "query":
         compiled = _query(value.get("q"), "q")
         return {"q": compiled["q"]}, compiled
     if kind == "filters":
         return _filters(value)
-    raise ValidationError({"kind": f"{kind!r} is not a kind of follow (category, author, query, filters)."})
+    raise ValidationError(
+        {"kind": _("%(kind)s is not a kind of follow (category, author, query, filters).") % {"kind": repr(kind)}}
+    )
 
 
 def _filters(value: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
     unknown = sorted(set(value) - set(FILTER_KEYS))
     if unknown:
         raise ValidationError(
-            {unknown[0]: f"{unknown[0]} is not a filter a follow can save ({', '.join(FILTER_KEYS)})."}
+            {
+                unknown[0]: _("%(name)s is not a filter a follow can save (%(known)s).")
+                % {"name": unknown[0], "known": ", ".join(FILTER_KEYS)}
+            }
         )
     params = {key: val for key, val in value.items() if val not in (None, "", [])}
     filterset = PaperFilterSet(params)
@@ -115,5 +125,5 @@ def _filters(value: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
         query = _query(data["q"], "q")
         clean["q"] = query["q"]
     if not clean:
-        raise ValidationError({"value": "Choose at least one filter."})
+        raise ValidationError({"value": _("Choose at least one filter.")})
     return clean, {"data": clean, "query": query}

@@ -11,6 +11,7 @@ from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.utils import timezone
+from django.utils.translation import gettext as _
 
 from accounts.facts import is_fulltext, papers_facts
 from accounts.follow_matching import follow_backfill, window_events
@@ -37,15 +38,17 @@ def backfill_days() -> int:
 def _clean_name(name: str) -> str:
     name = " ".join(str(name or "").split())
     if not name:
-        raise ValidationError({"name": "Give the follow a name."})
+        raise ValidationError({"name": _("Give the follow a name.")})
     if len(name) > 200:
-        raise ValidationError({"name": "A follow's name has at most 200 characters."})
+        raise ValidationError({"name": _("A follow's name has at most 200 characters.")})
     return name
 
 
 def _delivery(delivery: str) -> str:
     if delivery not in Follow.Delivery.values:
-        raise ValidationError({"delivery": f"Choose one of {', '.join(Follow.Delivery.values)}."})
+        raise ValidationError(
+            {"delivery": _("Choose one of %(choices)s.") % {"choices": ", ".join(Follow.Delivery.values)}}
+        )
     return delivery
 
 
@@ -70,7 +73,7 @@ def follow_create(
     User.objects.select_for_update().filter(pk=user.pk).first()
     limit = max_follows()
     if Follow.objects.filter(user=user).count() >= limit:
-        raise ValidationError({"follows": f"At most {limit} follows; remove one first."})
+        raise ValidationError({"follows": _("At most %(limit)d follows; remove one first.") % {"limit": limit}})
     follow = Follow.objects.create(
         user=user,
         kind=kind,
@@ -196,9 +199,9 @@ def exclusion_create(*, user: User, kind: str, value: str) -> Exclusion:
         clean, compiled = compile_value("query", {"q": value})
         text = clean["q"]
     else:
-        raise ValidationError({"kind": "Exclude a category or a query."})
+        raise ValidationError({"kind": _("Exclude a category or a query.")})
     if Exclusion.objects.filter(user=user, kind=kind, value=text).exists():
-        raise ValidationError({"value": f"{text} is already excluded."})
+        raise ValidationError({"value": _("%(value)s is already excluded.") % {"value": text}})
     exclusion = Exclusion.objects.create(user=user, kind=kind, value=text, compiled=compiled)
     _drop_excluded_unread(user=user, spec=ExclusionSpec(kind, compiled))
     return exclusion

@@ -47,7 +47,8 @@ def user_preferences_update(*, user: User, language: str, time_zone: str) -> Use
 
 @transaction.atomic
 def user_delete(*, user: User) -> None:
-    """Delete the account and everything it owns: tokens, follows, exclusions
-    and the trail go with the user row (their foreign keys cascade), and so do
-    its email addresses and confirmations."""
+    """Delete the account and everything it owns: tokens, follows, exclusions,
+    the trail, research records with their notes and tags go with the user
+    row (their foreign keys cascade), and so do its email addresses and
+    confirmations."""
     User.objects.filter(pk=user.pk).delete()

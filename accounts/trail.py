@@ -19,7 +19,7 @@ from django.db.models import BooleanField, Exists, ExpressionWrapper, OuterRef, 
 from django.utils import timezone
 
 from accounts.matching import NEW, REVISION, Hit
-from accounts.models import TrailItem, TrailMatch, User
+from accounts.models import Record, TrailItem, TrailMatch, User
 
 # Users written per transaction: one user's hits are never split, and a
 # chunk's existing cards are read with one indexed query.
@@ -208,6 +208,13 @@ def trail_mark_read(*, user: User, item_ids: Iterable[int] | None = None, up_to:
     return TrailItem.objects.filter(id__in=ids).update(unread=False, read_at=timezone.now())
 
 
+def trail_mark_read_papers(*, user: User, paper_ids: Iterable[int]) -> int:
+    """Mark the user's unread cards of these papers read (the paper was opened)."""
+    cards = TrailItem.objects.filter(user=user, paper_id__in=list(paper_ids), unread=True)
+    ids = list(cards.values_list("id", flat=True))
+    return trail_mark_read(user=user, item_ids=ids) if ids else 0
+
+
 @transaction.atomic
 def trail_dismiss(*, user: User, item_id: int) -> bool:
     """ "Not interested": the card leaves the trail and takes no new event."""
@@ -229,7 +236,8 @@ def trail_undismiss(*, user: User, item_id: int) -> bool:
 
 def drop_follow_matches(*, follow_id: int, only_unread: bool) -> None:
     """Remove a follow's reasons (all, or on unread cards), then the cards left
-    without any reason, except dismissed ones, which remember the dismissal."""
+    without any reason, except dismissed ones, which remember the dismissal,
+    and those of saved papers, which the record keeps in the trail."""
     matches = TrailMatch.objects.filter(follow_id=follow_id)
     if only_unread:
         matches = matches.filter(unread=True)
@@ -238,4 +246,4 @@ def drop_follow_matches(*, follow_id: int, only_unread: bool) -> None:
     if item_ids:
         TrailItem.objects.filter(id__in=item_ids, dismissed=False).exclude(
             Exists(TrailMatch.objects.filter(item=OuterRef("pk")))
-        ).delete()
+        ).exclude(Exists(Record.objects.filter(user=OuterRef("user_id"), paper=OuterRef("paper_id")))).delete()

@@ -4,6 +4,7 @@
                            [--only TEXT ...]   (scenarios whose name contains one of the texts;
                                                 `--only follows`: the follows bench alone)
                            [--no-follows] [--users 10000] [--follow-runs 30] [--keep] (bench/follows.py)
+                           [--no-records] [--records 5000] [--tags 50] [--record-runs 30] (bench/records.py)
 
 Uses DATABASE_URL (PostgreSQL; default postgres://postgres@127.0.0.1:5432/
 papertrail_bench). If that database does not hold a synthetic library of the
@@ -38,6 +39,10 @@ How each figure is taken:
   readers with 30 follows each, matches an announcement day against them in
   a child process and times their trail, unread counts and the follow
   preview; its rows join the table and its figures the JSON ("follows").
+- records: then bench/records.py (see there) saves 5,000 papers with 50
+  tags for one reader and times /records/ (first page, each filter and
+  sort) and the API's list; its rows join the table, the rest the JSON
+  ("records").
 
 API throttling is raised for the run (PAPERTRAIL_API_ANON_RATE) so that the
 benchmark measures the API, not 429s; the throttle's cache round trip stays in.
@@ -55,7 +60,7 @@ import time
 from datetime import UTC, datetime
 from pathlib import Path
 
-from bench import common, follows, sidebyside
+from bench import common, follows, records, sidebyside
 from bench.scenarios import TARGETS_MS, Scenario, scenarios
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -323,6 +328,12 @@ def run(args: argparse.Namespace) -> dict:
 
         followed = run_follows(url, meta, args)
         results += followed.pop("results")
+    recorded = None
+    if args.records and (not args.only or "records" in args.only):
+        from bench.records import run_records
+
+        recorded = run_records(url, args)
+        results += recorded.pop("results")
     machine["load_average_at_end"] = os.getloadavg()
     return {
         "benchmark": "portal at scale",
@@ -349,6 +360,7 @@ def run(args: argparse.Namespace) -> dict:
         "in_process_seconds": round(in_process_seconds, 1),
         "stats_task": stats_task,
         "follows": followed,
+        "records": recorded,
         "side_by_side": side_by_side,
     }
 
@@ -451,6 +463,10 @@ def main(argv: list[str] | None = None) -> None:
         "--no-follows", dest="follows", action="store_false", help="skip the follows bench (bench/follows.py)"
     )
     follows.add_arguments(parser)
+    parser.add_argument(
+        "--no-records", dest="records", action="store_false", help="skip the research-record bench (bench/records.py)"
+    )
+    records.add_arguments(parser)
     parser.add_argument("--results", default=str(common.RESULTS))
     parser.add_argument("--tag", default="", help="suffix of the results file name, e.g. the server's configuration")
     parser.add_argument("--render", nargs="+", metavar="LABEL=FILE", help="print saved results as Markdown")

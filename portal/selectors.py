@@ -12,6 +12,8 @@ from datetime import date
 
 from django.db.models import F, QuerySet
 
+from accounts.models import Record
+from accounts.record_selectors import records_for_papers
 from digests.models import GuidedReading
 from digests.selectors import readings_for_versions
 from harvest.filters import SORT_INCLUDED, SORT_UPDATED
@@ -37,6 +39,10 @@ class PaperCard:
     # The latest version's announcement day when it has no submission date yet
     # (only the feed has brought it): the card shows that instead of an older date.
     announced: date | None = None
+    # Pages that show research-record controls set these (attach_records):
+    # the reader's record of the paper, or None when not saved.
+    show_record: bool = False
+    record: Record | None = None
 
     @property
     def is_revision(self) -> bool:
@@ -45,6 +51,16 @@ class PaperCard:
     @property
     def top_upvotes(self) -> int:
         return max((pick.upvotes for pick in self.picks), default=0)
+
+
+def attach_records(cards: Sequence[PaperCard], user) -> Sequence[PaperCard]:
+    """Turn on the cards' record controls with the reader's records of their
+    papers: one query for a signed-in reader, none for a visitor."""
+    found = records_for_papers(user=user, paper_ids=[card.paper.pk for card in cards]) if cards else {}
+    for card in cards:
+        card.show_record = True
+        card.record = found.get(card.paper.pk)
+    return cards
 
 
 def paper_cards(papers: Sequence[Paper]) -> list[PaperCard]:

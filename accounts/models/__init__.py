@@ -1,7 +1,7 @@
 """The accounts app's models, one module per topic."""
 
 from accounts.models.follows import Exclusion, Follow
-from accounts.models.records import Record, RecordTag, Tag
+from accounts.models.records import Record, RecordSearch, RecordTag, Tag
 from accounts.models.trail import TrailItem, TrailMatch
 from accounts.models.users import (
     DEFAULT_LANGUAGE,
@@ -19,6 +19,7 @@ __all__ = [
     "Exclusion",
     "Follow",
     "Record",
+    "RecordSearch",
     "RecordTag",
     "Tag",
     "TrailItem",

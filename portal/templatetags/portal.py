@@ -198,12 +198,22 @@ def _card_template():
     return get_template("portal/_paper_card.html")
 
 
-@register.simple_tag
-def paper_card(card) -> SafeString:
+@register.simple_tag(takes_context=True)
+def paper_card(context, card) -> SafeString:
     """A paper card (`portal.selectors.PaperCard`) as the overview, the library,
     the briefings and the trail show it. The markup is the template's, every
-    value auto-escaped; the template is loaded once per process."""
-    return SafeString(_card_template().render({"card": card}))
+    value auto-escaped; the template is loaded once per process. Record
+    controls (when the page turned them on) take the page's request and CSRF
+    token, without running the context processors again per card."""
+    values = {"card": card}
+    if card.show_record:
+        request = context.get("request")
+        values.update(
+            csrf_token=context.get("csrf_token"),
+            signed_in=bool(request and request.user.is_authenticated),
+            next=request.get_full_path() if request else "",
+        )
+    return SafeString(_card_template().render(values))
 
 
 @register.simple_tag(takes_context=True)

@@ -4,7 +4,7 @@ from django.urls import path, register_converter
 from django.views.generic import RedirectView
 
 from portal.arxiv_ids import ArxivIdConverter
-from portal.views import briefings, follows, overview, papers, sources, trail
+from portal.views import briefings, follows, overview, papers, records, sources, trail
 
 register_converter(ArxivIdConverter, "arxiv_id")
 
@@ -14,6 +14,7 @@ urlpatterns = [
     path("overview/numbers/", overview.overview_numbers, name="overview_numbers"),
     path("papers/", papers.paper_list, name="paper_list"),
     path("papers/<arxiv_id:arxiv_id>/", papers.paper_page, name="paper_detail"),
+    path("papers/<arxiv_id:arxiv_id>/record/", records.record_save_view, name="record_save"),
     path("briefings/", RedirectView.as_view(url="/briefings/new/", query_string=True), name="briefings"),
     path("briefings/<slug:kind>/", briefings.briefing, name="briefing"),
     path("sources/", sources.sources, name="sources"),
@@ -35,4 +36,8 @@ urlpatterns = [
         name="trail_not_this_person",
     ),
     path("me/strip/", trail.me_strip, name="me_strip"),
+    # Export and import pages live under records/export/ and records/import/ (another module).
+    path("records/", records.records, name="records"),
+    path("records/bulk/", records.records_bulk, name="records_bulk"),
+    path("records/tags/", records.tag_edit, name="tag_edit"),
 ]

@@ -3,7 +3,7 @@ under it is a JSON 404, never an HTML page."""
 
 from django.urls import path, re_path
 
-from portal.api import me, trail, views
+from portal.api import me, records, trail, views
 from portal.api.errors import json_not_found
 
 app_name = "api"
@@ -19,6 +19,16 @@ urlpatterns = [
     path("me/follows/", me.FollowListView.as_view(), name="follow_list"),
     path("me/follows/preview/", me.FollowPreviewView.as_view(), name="follow_preview"),
     path("me/follows/<int:follow_id>/", me.FollowDetailView.as_view(), name="follow_detail"),
+    path("me/records/", records.RecordListView.as_view(), name="record_list"),
+    # Any id but `export` and `import` (another module's routes, and never
+    # arXiv ids); <path:>-like so that old-style ids and malformed ones reach
+    # the view, which names arxiv_id in its error.
+    re_path(
+        r"^me/records/(?P<arxiv_id>(?!(?:export|import)/$)[^\s]+)/$",
+        records.RecordDetailView.as_view(),
+        name="record_detail",
+    ),
+    path("me/tags/", records.TagListView.as_view(), name="tag_list"),
     path("me/trail/", trail.TrailView.as_view(), name="trail"),
     path("me/trail/read/", trail.TrailReadView.as_view(), name="trail_read"),
     path("me/trail/<int:item_id>/dismiss/", trail.TrailDismissView.as_view(), name="trail_dismiss"),

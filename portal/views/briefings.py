@@ -10,7 +10,7 @@ from django.utils.translation import gettext_lazy as _
 from django.views.decorators.http import require_GET
 
 from portal.pagination import CursorError, bounded_count, keyset_page
-from portal.selectors import BRIEFING_KINDS, BRIEFING_SORT, briefing_cards, briefing_papers
+from portal.selectors import BRIEFING_KINDS, BRIEFING_SORT, attach_records, briefing_cards, briefing_papers
 from portal.stats.overview import window_counts
 from portal.stats.windows import WindowError, current_window, parse_window_end, window_ending
 
@@ -54,6 +54,6 @@ def briefing(request: HttpRequest, kind: str) -> HttpResponse:
         counts=window_counts(window),
         paper_count=paper_count,
         page=page,
-        cards=briefing_cards(kind=kind, window=window, papers=page.papers),
+        cards=attach_records(briefing_cards(kind=kind, window=window, papers=page.papers), request.user),
     )
     return render(request, "portal/briefing.html", context)

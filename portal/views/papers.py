@@ -4,15 +4,20 @@ from __future__ import annotations
 
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
+from django.utils.cache import add_never_cache_headers
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET
 
+from accounts.record_selectors import record_get
+from accounts.records import record_opened
 from harvest.filters import SORT_CHOICES, PaperFilterSet
+from harvest.selectors import version_change
 from portal.arxiv_ids import PaperNotFound, requested_paper
 from portal.forms import saved_filters_query
 from portal.pagination import CursorError, bounded_count, keyset_page
-from portal.selectors import paper_cards
+from portal.selectors import attach_records, paper_cards
 from portal.stats import overview_stats_cached
+from portal.views.records import controls_context
 
 PAGE_SIZES = (10, 20, 50, 100)
 DEFAULT_PAGE_SIZE = 20
@@ -61,7 +66,7 @@ def paper_list(request: HttpRequest) -> HttpResponse:
         sort=filterset.chosen_sort,
         sort_label=dict(SORT_CHOICES)[filterset.chosen_sort],
         page=page,
-        cards=paper_cards(page.papers),
+        cards=attach_records(paper_cards(page.papers), request.user),
         count=count,
         count_capped=capped,
         size=size,
@@ -78,13 +83,35 @@ def paper_page(request: HttpRequest, arxiv_id: str) -> HttpResponse:
         raise Http404(exc.message) from None
     changes = {change.newer.number: change for change in detail.changes}
     rows = [(v, detail.readings.get(v.pk), changes.get(v.number)) for v in reversed(detail.versions)]
-    return render(
-        request,
-        "portal/paper_detail.html",
-        {
-            "detail": detail,
-            "paper": detail.paper,
-            "versions": rows,
-            "selected_version": version,
-        },
-    )
+    context = {
+        "detail": detail,
+        "paper": detail.paper,
+        "versions": rows,
+        "selected_version": version,
+        **_owner_record(request, detail),
+    }
+    response = render(request, "portal/paper_detail.html", context)
+    if request.user.is_authenticated:
+        add_never_cache_headers(response)
+    return response
+
+
+def _owner_record(request: HttpRequest, detail) -> dict:
+    """The signed-in reader's own record of the paper (nobody else's), what
+    changed since the version they last read (or since `?since=N`), and the
+    opening itself: the latest version is now the one they read."""
+    if not request.user.is_authenticated:
+        return {"record_controls": controls_context(request, detail.paper, None, full=True)}
+    paper = detail.paper
+    record = record_get(user=request.user, paper_id=paper.pk)
+    context = {"record_controls": controls_context(request, paper, record, full=True)}
+    if record is None:
+        return context
+    raw_since = request.GET.get("since", "")
+    since = int(raw_since) if raw_since.isdigit() and len(raw_since) < 5 else record.last_read_version
+    by_number = {v.number: v for v in detail.versions}
+    if since and since < paper.latest_version and since in by_number and paper.latest_version in by_number:
+        context["since_change"] = version_change(by_number[since], by_number[paper.latest_version])
+    record_opened(user=request.user, paper=paper)
+    record.last_read_version = paper.latest_version
+    return context

@@ -18,6 +18,7 @@ from django.views.decorators.http import require_GET, require_POST
 
 from accounts.follows import author_variant_reject
 from accounts.models import TrailItem
+from accounts.record_selectors import saved_count
 from accounts.selectors import (
     InvalidCursor,
     TrailEntry,
@@ -27,7 +28,7 @@ from accounts.selectors import (
     trail_unread_total,
 )
 from accounts.trail import trail_dismiss, trail_mark_read, trail_undismiss
-from portal.selectors import paper_cards
+from portal.selectors import attach_records, paper_cards
 
 TRAIL_PAGE = 20
 KINDS = tuple(TrailItem.Kind.values)
@@ -77,7 +78,7 @@ def trail(request: HttpRequest) -> HttpResponse:
         )
     except InvalidCursor:
         return _bad_request(request, context, "cursor", _("This page link is broken; start from the first page."))
-    cards = paper_cards([entry.paper for entry in page.entries])
+    cards = attach_records(paper_cards([entry.paper for entry in page.entries]), request.user)
     for card, entry in zip(cards, page.entries, strict=True):
         card.highlight = _highlight_terms(entry)
     undo = None
@@ -184,7 +185,7 @@ def me_strip(request: HttpRequest) -> HttpResponse:
         context = {
             "follow_count": len(follow_list(user=request.user)),
             "unread": trail_unread_total(user=request.user),
-            "saved": 0,
+            "saved": saved_count(user=request.user),
         }
     response = render(request, "portal/_me_strip.html", context)
     add_never_cache_headers(response)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 from django.core.exceptions import ValidationError
+from django.utils import translation
 
 from accounts.follows import author_variant_reject, exclusion_create, follow_create
 from accounts.models import Follow, TrailItem, TrailMatch
@@ -148,7 +149,10 @@ def test_two_people_of_one_name_are_one_variant_until_one_is_rejected(user):
     assert trail_ids(user) == ["2611.00001"]
 
 
-def test_unknown_category_is_an_error_naming_the_field(user):
-    with pytest.raises(ValidationError) as error:
+def test_unknown_category_is_an_error_naming_the_field_in_the_active_language(user):
+    with translation.override("en"), pytest.raises(ValidationError) as error:
         follow(user, "category", {"code": "cs.XX"})
     assert error.value.message_dict == {"code": ["cs.XX is not a known arXiv category code or archive."]}
+    with translation.override("zh-hans"), pytest.raises(ValidationError) as error:
+        follow(user, "category", {"code": "cs.XX"})
+    assert error.value.message_dict == {"code": ["cs.XX 不是已知的 arXiv 分类代码或学科大类。"]}

@@ -19,7 +19,7 @@ pytestmark = pytest.mark.django_db
 
 
 def card_of(arxiv_id: str) -> str:
-    return str(paper_card(paper_cards([f.paper(arxiv_id)])[0]))
+    return str(paper_card({}, paper_cards([f.paper(arxiv_id)])[0]))
 
 
 def test_a_new_paper_card_links_its_authors_categories_and_arxiv():
@@ -95,10 +95,10 @@ def test_a_briefing_card_shows_what_the_window_brought_with_each_reading():
         f.reading(f.version("2611.00004", number), written_at=now - timedelta(minutes=30))
     window = current_window(now)
     revisions = briefing_cards(kind="revisions", window=window, papers=[f.paper("2611.00004")])
-    html = str(paper_card(revisions[0]))
+    html = str(paper_card({}, revisions[0]))
     assert '<a href="/papers/2611.00004/#v2">v2</a>, <a href="/papers/2611.00004/#v3">v3</a></p>' in html
     readings = briefing_cards(kind="readings", window=window, papers=[f.paper("2611.00004")])
-    html = str(paper_card(readings[0]))
+    html = str(paper_card({}, readings[0]))
     assert re.findall(r'<p class="note">v(\d)</p>\s*<section class="guided-reading"', html) == ["2", "3"]
 
 

@@ -85,7 +85,11 @@ def test_a_prefilled_category_form_previews_then_saves(client, reader):
 def test_bad_input_is_refused_naming_the_field(client, reader, settings):
     response = client.post("/follows/new/", {"kind": "category", "code": "cs.XX", "name": "x", "action": "save"})
     html = response.content.decode()
-    assert response.status_code == 400 and 'data-field="code"' in html and "cs.XX is not a known arXiv" in html
+    assert response.status_code == 400 and 'data-field="code"' in html and "cs.XX 不是已知的 arXiv 分类代码" in html
+    reader.language = "en"
+    reader.save(update_fields=["language"])
+    response = client.post("/follows/new/", {"kind": "category", "code": "cs.XX", "name": "x", "action": "save"})
+    assert response.status_code == 400 and "cs.XX is not a known arXiv category code" in response.content.decode()
     response = client.post("/follows/new/", {"kind": "query", "q": "the of", "name": "x", "action": "save"})
     assert response.status_code == 400 and 'data-field="q"' in response.content.decode()
     response = client.post("/follows/new/", {"kind": "query", "q": "diffusion", "name": " ", "action": "save"})

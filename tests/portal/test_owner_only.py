@@ -22,8 +22,10 @@ from django.urls import URLPattern, URLResolver, get_resolver, reverse
 from django.urls.converters import IntConverter
 
 from accounts.follows import exclusion_create, follow_create
-from accounts.models import ApiToken, Exclusion, Follow, TrailItem, User
+from accounts.models import ApiToken, Exclusion, Follow, Record, RecordTag, Tag, TrailItem, User
+from accounts.records import record_save
 from accounts.services import api_token_create
+from harvest.models import Paper
 from tests.accounts.conftest import ago, harvest, record
 
 pytestmark = pytest.mark.django_db
@@ -37,6 +39,11 @@ OWNED: dict[str, Callable[[dict[str, Any]], Any]] = {
     "trail_item_id": lambda objs: objs["item"].pk,
     "token_id": lambda objs: objs["token"].pk,
     "exclusion_id": lambda objs: objs["exclusion"].pk,
+}
+# Routes where a public-looking parameter names the user's own object: a
+# record is "my record of this paper". Filled with the paper A saved (and B did not).
+OWNED_BY_ROUTE: dict[str, Callable[[dict[str, Any]], Any]] = {
+    "api:record_detail": lambda objs: objs["record"].paper.arxiv_id,
 }
 # Parameters of public things (the library) with a value to fill them with
 # when they appear next to an owned one.
@@ -67,6 +74,8 @@ class Route:
         return "api" in self.namespaces
 
     def owned(self) -> list[str]:
+        if self.name in OWNED_BY_ROUTE:
+            return list(self.params)
         return [name for name in self.params if name in OWNED]
 
 
@@ -115,13 +124,14 @@ def test_every_id_parameter_is_classified_as_owned_or_public():
     # The walk finds what it must: the owned routes of the API and of the account pages.
     names = {route.name for route in OWNED_ROUTES}
     assert {"api:follow_detail", "api:trail_dismiss", "accounts:token_revoke"} <= names
+    assert set(OWNED_BY_ROUTE) <= names
     assert set(NOT_YET_404) <= names
 
 
 def _url(route: Route, objs: dict[str, Any]) -> str:
     values = {}
     for name in route.params:
-        source = OWNED.get(name) or PUBLIC.get(name)
+        source = OWNED_BY_ROUTE.get(route.name or "") or OWNED.get(name) or PUBLIC.get(name)
         assert source is not None, f"{route.route}: give {name} a value in OWNED or PUBLIC"
         values[name] = source(objs)
     return _fill(route, values)
@@ -133,19 +143,23 @@ def _fill(route: Route, values: dict[str, Any]) -> str:
     return "/" + re.sub(r"<(?:\w+:)?(\w+)>", lambda m: str(values[m.group(1)]), route.route)
 
 
-def _objects(user: User, *, mark: str) -> dict[str, Any]:
+def _objects(user: User, *, mark: str, saves: str) -> dict[str, Any]:
     # An author follow matching the card's paper, so that the routes taking a card
     # and a follow together ("not this person") have a pair that belongs together.
     follow = follow_create(user=user, kind="author", value={"author": "Ada Lovelace"}, name=f"{mark} follow")
     token, secret = api_token_create(user=user, name=f"{mark} token")
     exclusion = exclusion_create(user=user, kind="query", value=f"{mark.lower().replace('-', '')}word")
-    return {"follow": follow, "token": token, "secret": secret, "exclusion": exclusion}
+    saved, _created = record_save(
+        user=user, paper=Paper.objects.get(arxiv_id=saves), tags=[f"{mark} tag"], note=f"{mark} note"
+    )
+    tag = Tag.objects.get(user=user, name=f"{mark} tag")
+    return {"follow": follow, "token": token, "secret": secret, "exclusion": exclusion, "record": saved, "tag": tag}
 
 
 def _snapshot(user: User) -> list:
     return [
         list(model.objects.filter(user=user).order_by("pk").values())
-        for model in (Follow, TrailItem, ApiToken, Exclusion)
+        for model in (Follow, TrailItem, ApiToken, Exclusion, Record, Tag, RecordTag)
     ]
 
 
@@ -155,11 +169,11 @@ def world(db) -> dict[str, Any]:
     two days old); B with objects of its own."""
     a = User.objects.create_user("alice", password="x")
     b = User.objects.create_user("bob", password="x")
-    harvest(record("2611.00001"), at=ago(days=2))
-    objs = _objects(a, mark=SECRET)
-    objs["item"] = TrailItem.objects.get(user=a)
-    _objects(b, mark="B-own")
-    objs["b_secret"] = _objects(b, mark="B-more")["secret"]
+    harvest(record("2611.00001"), record("2611.00002"), at=ago(days=2))
+    objs = _objects(a, mark=SECRET, saves="2611.00001")
+    objs["item"] = TrailItem.objects.get(user=a, paper__arxiv_id="2611.00001")
+    _objects(b, mark="B-own", saves="2611.00002")
+    objs["b_secret"] = _objects(b, mark="B-more", saves="2611.00002")["secret"]
     objs.update(a=a, b=b)
     return objs
 

@@ -114,15 +114,16 @@ def test_pages_are_keyset_and_queries_do_not_grow_with_the_page(client, reader, 
     for n in range(25):
         harvest(f.record(f"2611.{n:05d}"), hours_ago=50 - n)
     # Session, user, follows, cards, papers, versions, reasons, picks, latest
-    # versions, readings, the navigation's count: the same for 20 cards or 3.
-    with django_assert_max_num_queries(11):
+    # versions, readings, the reader's records of the cards, the navigation's
+    # count: the same for 20 cards or 3.
+    with django_assert_max_num_queries(12):
         first = client.get("/trail/")
     assert len(cards(first)) == 20 and cards(first)[0] == "2611.00024"
     next_link = first.content.decode().split('rel="next"')[0].rsplit('href="', 1)[1].split('"')[0]
     second = client.get("/trail/" + next_link.replace("&amp;", "&"))
     assert cards(second) == [f"2611.{n:05d}" for n in range(4, -1, -1)]
     TrailItem.objects.filter(paper__arxiv_id__in=[f"2611.{n:05d}" for n in range(22)]).delete()
-    with django_assert_max_num_queries(11):
+    with django_assert_max_num_queries(12):
         assert len(cards(client.get("/trail/"))) == 3
 
 
@@ -177,7 +178,7 @@ def test_the_account_strip_counts_follows_and_unread_or_invites_to_sign_in(clien
     html = client.get("/me/strip/").content.decode()
     assert 'data-strip="follows"><strong>3</strong>' in html
     assert 'href="/trail/?unread=1" data-strip="unread"><strong>3</strong>' in html
-    assert '<span data-strip="saved"><strong>0</strong>已保存论文' in html
+    assert 'href="/records/" data-strip="saved"><strong>0</strong>已保存论文' in html
     assert 'id="nav-trail" href="/trail/" hx-swap-oob="true">足迹' in html
     anonymous = Client().get("/me/strip/")
     text = anonymous.content.decode()
