@@ -4,13 +4,16 @@ past (its back-fill and preview)."""
 
 from __future__ import annotations
 
+import json
 from collections import defaultdict
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
+from django.db import connection
 from django.db.models import Exists, Max, OuterRef, Q, QuerySet
+from django.db.models.expressions import RawSQL
 
 from accounts.authors import author_ids_for
 from accounts.facts import filters_matcher, is_fulltext, paper_events, sql_query_matcher
@@ -22,6 +25,10 @@ from harvest.filters import PaperFilterSet, full_text_search
 from harvest.models import Authorship, Paper, PaperCategory, Version
 
 FOLLOW_PAGE = 5000
+# A window paper's vector checked by primary key (de-TOASTed) costs about four
+# times a match the GIN index finds (bench/SCALE.md: `model sets`, 75,000
+# matches, 1.5 s either way against a 48,000-paper window).
+WINDOW_CHECK_RATIO = 4
 
 
 def follow_specs(*, follow_ids: list[int] | None = None) -> Iterator[FollowSpec]:
@@ -146,6 +153,21 @@ def window_events(
         # the version index and one hash join, where the paper-first form
         # probed every version of every paper of a broad category (cs.LG).
         events = events.filter(Exists(_category_links(compiled, cross_lists).filter(paper_id=OuterRef("paper_id"))))
+    elif (
+        kind == "query"
+        and is_fulltext()
+        and _planned_rows(_query_matches(compiled)) > WINDOW_CHECK_RATIO * _planned_rows(events)
+    ):
+        # A word in far more papers than the window has versions (`model`, in
+        # 39 % of them): checking the window's own papers' vectors costs less
+        # than the library's matches, which PostgreSQL would otherwise read all
+        # (every vector: 9.7 s p50 at one million under load, 4.7-5.7 s this way).
+        # The window's ids as one array (an InitPlan) so that PostgreSQL probes
+        # them by primary key rather than hashing them against a scan of the table.
+        window_sql, window_params = events.values("paper_id").query.sql_with_params()
+        window_ids = RawSQL(f"SELECT unnest(ARRAY({window_sql}))", window_params)  # noqa: S611 (Django's own SQL)
+        papers = full_text_search(Paper.objects.filter(id__in=window_ids), compiled["q"])
+        events = events.filter(paper_id__in=papers.values("id"))
     else:
         papers = candidate_papers(
             kind, compiled, cross_lists=cross_lists, since=since, revisions=revisions, pending=False
@@ -153,6 +175,20 @@ def window_events(
         events = events.filter(paper_id__in=papers.values("id"))
     rows = events.values("paper_id").annotate(last=Max("discovered_at")).values_list("paper_id", "last")
     return Window(latest=dict(rows))
+
+
+def _query_matches(compiled: Mapping[str, Any]) -> QuerySet[Paper]:
+    return full_text_search(Paper.objects.all(), compiled["q"])
+
+
+def _planned_rows(queryset: QuerySet) -> int:
+    """The planner's estimate of the rows a query returns (one EXPLAIN, no rows read)."""
+    sql, params = queryset.order_by().query.sql_with_params()
+    with connection.cursor() as cursor:
+        cursor.execute("EXPLAIN (FORMAT JSON) " + sql, params)
+        plan = cursor.fetchone()[0]
+    plan = json.loads(plan) if isinstance(plan, str) else plan
+    return int(plan[0]["Plan"]["Plan Rows"])
 
 
 def follow_backfill(*, follow: Follow, since: datetime) -> TrailWriteResult:

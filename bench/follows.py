@@ -1,7 +1,7 @@
 """The follows bench: an announcement day matched against every follow of
 10,000 readers, then their trail and the follow preview, on the bench library.
 
-    python -m bench.follows --scale 100000 [--users 10000] [--runs 30] [--keep]
+    python -m bench.follows --scale 100000 [--users 10000] [--runs 30] [--keep] [--previews-only]
     (and from `make bench`: bench/portal.py calls run_follows after its scenarios)
 
 Uses DATABASE_URL (the bench library bench/data.py built, default
@@ -145,7 +145,6 @@ def readers(count: int) -> list[tuple]:
 
 
 def measure_reads(runs: int, picked: list[tuple], previews: list[tuple[str, str, dict]]) -> list[dict]:
-    from accounts.follows import follow_preview
     from accounts.selectors import trail_page, trail_unread_counts
 
     first_pages = {user.pk: trail_page(user=user) for user, _ in picked}
@@ -160,10 +159,18 @@ def measure_reads(runs: int, picked: list[tuple], previews: list[tuple[str, str,
          lambda a: trail_page(user=a[0], follow_id=a[1], unread_only=True), picked),
         ("unread counts (strip and nav)", "unread", lambda a: trail_unread_counts(user=a[0]), picked),
     ]  # fmt: skip
-    user = picked[0][0]
-    for name, kind, value in previews:
-        plan.append((f"preview: {name}", "preview", lambda a, k=kind, v=value: follow_preview(user=a, kind=k, value=v),
-                     [user]))  # fmt: skip
+    return _measure(plan, runs) + measure_previews(runs, picked[0][0], previews)
+
+
+def measure_previews(runs: int, user, previews: list[tuple[str, str, dict]]) -> list[dict]:
+    from accounts.follows import follow_preview
+
+    plan = [(f"preview: {name}", "preview", lambda a, k=kind, v=value: follow_preview(user=a, kind=k, value=v),
+             [user]) for name, kind, value in previews]  # fmt: skip
+    return _measure(plan, runs)
+
+
+def _measure(plan: list[tuple], runs: int) -> list[dict]:
     results = []
     for name, group, call, arguments in plan:
         if not arguments:
@@ -175,6 +182,15 @@ def measure_reads(runs: int, picked: list[tuple], previews: list[tuple[str, str,
                         "meets_target": figures["p95_ms"] <= target})  # fmt: skip
         print(f"  follows {name}: p95 {figures['p95_ms']:.1f} ms", file=sys.stderr, flush=True)
     return results
+
+
+def preview_user():
+    """The one reader `--previews-only` needs (a preview reads the library, not the reader's rows)."""
+    from accounts.models import User
+    from bench.follows_data import USER_PREFIX
+
+    user, _ = User.objects.get_or_create(username=f"{USER_PREFIX}preview", defaults={"email": "preview@bench.invalid"})
+    return user
 
 
 def preview_values(meta: dict) -> list[tuple[str, str, dict]]:
@@ -271,6 +287,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--new", type=int, default=1100, help="new papers of the announcement day")
     parser.add_argument("--revisions", type=int, default=1500, help="revisions of the announcement day")
     parser.add_argument("--keep", action="store_true", help="leave the bench readers and their trail in place")
+    parser.add_argument(
+        "--previews-only",
+        action="store_true",
+        help="time the follow previews alone (they read the library, not the readers' trail): no readers, "
+        "no day matched",
+    )
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -296,10 +318,15 @@ def main(argv: list[str] | None = None) -> None:
         raise SystemExit(f"no bench library of {args.scale:,} papers in {common.database_name(url)}: make bench-data")
     from django.db import connection
 
+    if args.previews_only:
+        follows = {"results": measure_previews(args.follow_runs, preview_user(), preview_values(meta))}
+    else:
+        follows = run_follows(url, meta, args)
     report = {"benchmark": "follows at scale", "scale": args.scale, "machine": common.machine(connection),
-              "follows": run_follows(url, meta, args)}  # fmt: skip
+              "follows": follows}  # fmt: skip
     report["machine"]["load_average_at_end"] = os.getloadavg()
-    print("\n".join(lines(report["follows"])))
+    if not args.previews_only:
+        print("\n".join(lines(report["follows"])))
     for r in report["follows"]["results"]:
         f = r["in_process"]
         print(f"{r['name'][:58]:58} {f['first_ms']:>7.1f} {f['p50_ms']:>7.1f} {f['p95_ms']:>7.1f} "

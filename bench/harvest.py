@@ -2,6 +2,7 @@
 time the bare parser takes to read the same bytes, with peak memory.
 
     python -m bench.harvest [--papers 100000] [--page-size 1000] [--batch-size 2000] [--seed 1]
+                            [--text realistic|recorded]
 
 What it measures (figures in a printed table and bench/results/<date>-harvest.json):
 
@@ -214,9 +215,14 @@ def run(args: argparse.Namespace) -> dict:
         with tempfile.TemporaryDirectory(prefix="harvest-bench-") as tmp:
             pages_dir, snapshot = Path(tmp) / "oai", Path(tmp) / "snapshot.jsonl"
             inputs.write_oai_pages(
-                pages_dir, papers=args.papers, page_size=args.page_size, series_month=months, seed=args.seed
+                pages_dir,
+                papers=args.papers,
+                page_size=args.page_size,
+                series_month=months,
+                seed=args.seed,
+                text=args.text,
             )
-            inputs.write_snapshot(snapshot, papers=args.papers, series_month=0, seed=args.seed)
+            inputs.write_snapshot(snapshot, papers=args.papers, series_month=0, seed=args.seed, text=args.text)
             build_seconds = time.perf_counter() - started
             parse = {
                 "oai": _run_child("parse-oai", pages_dir, scratch, args.batch_size),
@@ -261,6 +267,7 @@ def run(args: argparse.Namespace) -> dict:
             "page_size": args.page_size,
             "snapshot_batch_size": args.batch_size,
             "seed": args.seed,
+            "text": args.text,
         },
         "inputs": {
             "built_from": ["tests/fixtures/arxiv_oai/ListRecordsResponse.xml", inputs.SNAPSHOT_FIXTURE.name],
@@ -334,6 +341,13 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--page-size", type=int, default=1000, help="records per OAI-PMH page (arXiv sends 1,000)")
     parser.add_argument("--batch-size", type=int, default=2000, help="snapshot records per upsert transaction")
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument(
+        "--text",
+        choices=("realistic", "recorded"),
+        default="realistic",
+        help="titles and abstracts drawn with real length and vocabulary (bench/text.py), or the recorded "
+        "records' text repeated (what the benchmark used before; it understates the full-text index's cost)",
+    )
     parser.add_argument("--results", default=str(RESULTS), help="directory for the JSON file")
     parser.add_argument("--child", help=argparse.SUPPRESS)
     parser.add_argument("--input", help=argparse.SUPPRESS)

@@ -20,7 +20,10 @@ differ between papers:
 - the OAI header: the paper's identifier, its last version's date as the
   datestamp and the `cs` set.
 
-Everything else (title, abstract, comments, journal-ref, DOI, license,
+The title and abstract are drawn with real length and vocabulary
+(bench/text.py) unless `text="recorded"` asks for the recorded ones (the
+benchmark's text until 2026-12: it understated the full-text index's cost,
+bench/SCALE.md). Everything else (comments, journal-ref, DOI, license,
 submitter, msc-class, the OAI envelope, namespaces, whitespace and entity
 escapes) is the recorded text, byte for byte: OAI records are cut from the
 recorded file as text, snapshot lines are the recorded objects with the
@@ -29,6 +32,7 @@ varied keys replaced. Inputs are deterministic for a seed.
 
 from __future__ import annotations
 
+import itertools
 import json
 import random
 import re
@@ -212,8 +216,13 @@ def oai_templates() -> list[OaiTemplate]:
     return templates
 
 
-def oai_record(template: OaiTemplate, variation: Variation) -> str:
-    """The recorded record with this paper's header, id, versions, authors and categories."""
+_TITLE = re.compile(r"<title>.*?</title>", re.S)
+_ABSTRACT = re.compile(r"<abstract>.*?</abstract>", re.S)
+
+
+def oai_record(template: OaiTemplate, variation: Variation, text: tuple[str, str] | None = None) -> str:
+    """The recorded record with this paper's header, id, versions, authors and
+    categories, and with `text` (title, abstract) for the recorded text if given."""
     last_date = datetime.strptime(variation.versions[-1][0][5:], "%d %b %Y %H:%M:%S GMT").date()
     header = (
         f"<header>\n <identifier>oai:arXiv.org:{variation.arxiv_id}</identifier>\n"
@@ -223,7 +232,7 @@ def oai_record(template: OaiTemplate, variation: Variation) -> str:
         f'<version version="v{number}"><date>{date}</date><size>{size}</size></version>'
         for number, (date, size) in enumerate(variation.versions, start=1)
     )
-    return (
+    record = (
         f"<record>\n{header}"
         + template.before_versions.replace(f"<id>{template.raw_id}</id>", f"<id>{variation.arxiv_id}</id>")
         + versions
@@ -233,19 +242,35 @@ def oai_record(template: OaiTemplate, variation: Variation) -> str:
         + " ".join(variation.categories)
         + template.after_categories
     )
+    if text is not None:
+        record = _TITLE.sub(lambda _: f"<title>{escape(text[0])}</title>", record, count=1)
+        record = _ABSTRACT.sub(lambda _: f"<abstract>{escape(text[1])}</abstract>", record, count=1)
+    return record
 
 
-def oai_pages(*, papers: int, page_size: int, series_month: int, seed: int) -> Iterator[bytes]:
+def _texts(text: str, papers: int, seed: int, stream: int) -> Iterator[tuple[str, str] | None]:
+    """Each paper's (title, abstract): drawn (bench/text.py) or, for "recorded", None (keep the template's)."""
+    if text == "recorded":
+        return itertools.repeat(None, papers)
+    if text != "realistic":
+        raise ValueError(f"text must be 'realistic' or 'recorded', not {text!r}")
+    from bench.text import TextDrawer
+
+    return TextDrawer(seed=seed, stream=stream).texts(papers)
+
+
+def oai_pages(*, papers: int, page_size: int, series_month: int, seed: int, text: str = "realistic") -> Iterator[bytes]:
     """ListRecords replies of `page_size` records in the recorded envelope,
     joined by arXiv-style resumption tokens (`<list id>|<next cursor>`); the
     last closes the list with an empty token, as arXiv does."""
     head, _, _ = _oai_envelope()
     templates = oai_templates()
     varier = Varier(seed=seed, series_month=series_month)
+    texts = iter(_texts(text, papers, seed, series_month))
     for start in range(0, papers, page_size):
         end = min(papers, start + page_size)
         parts = [head]
-        parts.extend(oai_record(templates[i % len(templates)], varier.vary(i)) for i in range(start, end))
+        parts.extend(oai_record(templates[i % len(templates)], varier.vary(i), next(texts)) for i in range(start, end))
         token = f"{900000 + series_month}|{end + 1}" if end < papers else ""
         parts.append(
             f'<resumptionToken cursor="{start}" completeListSize="{papers}">{token}</resumptionToken>\n'
@@ -261,8 +286,10 @@ def snapshot_templates() -> list[dict]:
     return [json.loads(line) for line in SNAPSHOT_FIXTURE.read_bytes().splitlines() if line.strip()]
 
 
-def snapshot_line(template: dict, variation: Variation) -> bytes:
+def snapshot_line(template: dict, variation: Variation, text: tuple[str, str] | None = None) -> bytes:
     data = dict(template)
+    if text is not None:
+        data["title"], data["abstract"] = text
     data["id"] = variation.arxiv_id
     data["versions"] = [{"version": f"v{n}", "created": date} for n, (date, _) in enumerate(variation.versions, 1)]
     last = datetime.strptime(variation.versions[-1][0][5:], "%d %b %Y %H:%M:%S GMT")
@@ -273,11 +300,11 @@ def snapshot_line(template: dict, variation: Variation) -> bytes:
     return json.dumps(data).encode() + b"\n"
 
 
-def snapshot_lines(*, papers: int, series_month: int, seed: int) -> Iterator[bytes]:
+def snapshot_lines(*, papers: int, series_month: int, seed: int, text: str = "realistic") -> Iterator[bytes]:
     templates = snapshot_templates()
     varier = Varier(seed=seed, series_month=series_month)
-    for index in range(papers):
-        yield snapshot_line(templates[index % len(templates)], varier.vary(index))
+    for index, drawn in zip(range(papers), _texts(text, papers, seed, series_month), strict=True):
+        yield snapshot_line(templates[index % len(templates)], varier.vary(index), drawn)
 
 
 def write_oai_pages(directory: Path, **options) -> list[Path]:

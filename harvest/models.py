@@ -93,7 +93,11 @@ class Version(models.Model):
             models.UniqueConstraint(fields=["paper", "number"], name="version_unique_per_paper"),
             models.CheckConstraint(condition=models.Q(number__gte=1), name="version_number_positive"),
         ]
-        indexes = [models.Index(fields=["discovered_at"], name="version_discovered_idx")]
+        # Covering: a follow's preview and back-fill read the window's
+        # (paper, number, time) from the index alone (docs/decisions.md).
+        indexes = [
+            models.Index(fields=["discovered_at"], include=["paper", "number"], name="version_discovered_cover_idx")
+        ]
         ordering = ["paper_id", "number"]
 
     def __str__(self) -> str:

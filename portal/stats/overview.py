@@ -236,7 +236,7 @@ class CurrentNumbers(NamedTuple):
 # the definition of the function named beside it (the tests hold the two to
 # the same numbers). Papers included and versions found since the window (or
 # the Beijing day, were it longer) began are read once, through
-# paper_included_idx and version_discovered_idx: the window's new papers and
+# paper_included_idx and version_discovered_cover_idx: the window's new papers and
 # today's come from the first, the window's revisions and today's from the
 # second, a version whose paper is not among those recent papers being one of
 # a paper included before. The latest times are one index probe each (the

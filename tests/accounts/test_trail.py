@@ -6,11 +6,13 @@ from __future__ import annotations
 import pytest
 from celery.signals import after_task_publish
 from django.core.exceptions import ValidationError
+from django.db import connection
 
 from accounts.follows import follow_create, follow_delete, follow_preview, follow_update
 from accounts.models import Follow, TrailItem
 from accounts.selectors import author_candidates, trail_page, trail_unread_counts
 from accounts.trail import trail_dismiss, trail_mark_read, trail_undismiss
+from harvest.models import Version
 from harvest.signals import versions_created
 from papertrail.celery import app
 from tests.accounts.conftest import ago, harvest, record
@@ -159,3 +161,33 @@ def test_the_match_task_is_queued_after_the_harvest_commits(django_capture_on_co
         after_task_publish.disconnect(published)
         with app.connection_for_write() as conn:
             conn.default_channel.queue_purge("default")
+
+
+def test_the_preview_window_is_read_from_the_covering_version_index_alone(user):
+    harvest(record("2611.00001", categories=["cs.CL"]), at=ago(days=3))
+    events = Version.objects.filter(discovered_at__gte=ago(days=30)).values_list("paper_id", "number", "discovered_at")
+    sql, params = events.query.sql_with_params()
+    with connection.cursor() as cursor:
+        cursor.execute("SET LOCAL enable_seqscan = off")
+        cursor.execute("SET LOCAL enable_bitmapscan = off")
+        cursor.execute("EXPLAIN " + sql, params)
+        plan = "\n".join(row[0] for row in cursor.fetchall())
+    # Index-only: the 30-day window's ~52,000 versions at one million papers
+    # are read without a heap visit each (bench/SCALE.md).
+    assert "Index Only Scan using version_discovered_cover_idx" in plan
+
+
+@pytest.mark.parametrize("ratio", [0, 10**9], ids=["window's papers checked", "library's matches read"])
+def test_a_query_preview_counts_the_same_whichever_side_it_starts_from(user, monkeypatch, ratio):
+    monkeypatch.setattr("accounts.follow_matching.WINDOW_CHECK_RATIO", ratio)
+    harvest(record("2611.00001", abstract="Diffusion models."), at=ago(days=40))
+    harvest(record("2611.00001", abstract="Diffusion models.", versions=2), at=ago(days=3))
+    harvest(record("2611.00002", abstract="Diffusion policies."), at=ago(days=12))
+    harvest(record("2611.00003", abstract="Diffusion, long ago."), at=ago(days=45))
+    harvest(record("2611.00004", abstract="Something else."), at=ago(days=1))
+
+    preview = follow_preview(user=user, kind="query", value={"q": "diffusion"})
+    assert (preview.last_7_days, preview.last_30_days) == (1, 2)
+    assert [p.arxiv_id for p in preview.recent] == ["2611.00001", "2611.00002"]
+    arrivals = follow_preview(user=user, kind="query", value={"q": "diffusion"}, include_revisions=False)
+    assert [p.arxiv_id for p in arrivals.recent] == ["2611.00002"]
