@@ -29,6 +29,7 @@ _UNREAD_BACKENDS = {
     "django.core.mail.backends.filebased.EmailBackend",
     "django.core.mail.backends.dummy.EmailBackend",
 }
+DIGEST_RECOMMENDATIONS = 5
 _HTML = get_template("alerts/digest.html")
 _TEXT = get_template("alerts/digest.txt")
 _PAPER_HTML = get_template("alerts/_paper.html")
@@ -88,6 +89,7 @@ def build_message(content: DigestContent) -> EmailMultiAlternatives:
             "language": user.language,
             "built_at": timezone.now(),
             "zone": user.time_zone,
+            "recommendations": _recommended(user) if settings.RECOMMEND_IN_DIGEST else [],
         }
         message = EmailMultiAlternatives(
             subject=subject(count=content.paper_count, day=day, frequency=mail.frequency),
@@ -106,6 +108,22 @@ def build_message(content: DigestContent) -> EmailMultiAlternatives:
         )
         message.attach_alternative(_HTML.render(context), "text/html")
     return message
+
+
+def _recommended(user) -> list[dict]:
+    """The optional "Recommended" section (PAPERTRAIL_RECOMMEND_IN_DIGEST): the
+    top of the user's recommendations, each with the saved papers it is closest to."""
+    from accounts.recommend.selectors import recommendations_for_user
+
+    return [
+        {
+            "title": entry.paper.title,
+            "url": absolute(f"/papers/{entry.paper.arxiv_id}/"),
+            "arxiv_url": f"https://arxiv.org/abs/{entry.paper.arxiv_id}",
+            "because": [neighbour.title for neighbour in entry.neighbours],
+        }
+        for entry in recommendations_for_user(user, DIGEST_RECOMMENDATIONS)
+    ]
 
 
 @dataclass

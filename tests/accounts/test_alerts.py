@@ -240,3 +240,32 @@ def test_the_beat_runs_the_digests_after_each_announcement_in_us_eastern_time(se
     runs = [run.astimezone(eastern) for run in schedule.next_runs(after=friday_noon, count=3)]
     # Nothing on Friday evening or Saturday: Sunday's announcement is the next.
     assert [(run.strftime("%a %H:%M")) for run in runs] == ["Sun 22:00", "Sun 23:30", "Mon 09:00"]
+
+
+def test_the_recommended_section_is_off_by_default_and_names_the_saved_papers_when_on(mailbox, settings):
+    from accounts.models import Recommendation
+    from accounts.records import record_save
+    from harvest.models import Paper
+
+    alice, bob = reader("alice"), reader("bob")
+    follows(alice)
+    follows(bob)
+    day_of_papers()
+    harvest(
+        record("2611.00090", title="A paper Alice saved"), record("2611.00091", title="Sparse experts"), at=ago(days=2)
+    )
+    saved, suggested = Paper.objects.get(arxiv_id="2611.00090"), Paper.objects.get(arxiv_id="2611.00091")
+    for user in (alice, bob):
+        record_save(user=user, paper=saved)
+        Recommendation.objects.create(
+            user=user, paper=suggested, score=1.0, reasons={"neighbours": [[saved.pk, 0.8]]}, event_at=ago(days=1)
+        )
+    send_alerts(frequency=DAILY, day=DAY, usernames=["bob"])
+    assert "Recommended for you" not in _parts(mailbox.to("bob@example.org")[0])["text/plain"]
+    settings.RECOMMEND_IN_DIGEST = True
+    send_alerts(frequency=DAILY, day=DAY, usernames=["alice"])
+    parts = _parts(mailbox.to("alice@example.org")[0])
+    for body in parts.values():
+        assert "Recommended for you" in body and "Sparse experts" in body
+        assert "Close to what you saved" in body and "A paper Alice saved" in body
+        assert "http://127.0.0.1:8000/papers/2611.00091/" in body
