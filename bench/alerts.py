@@ -36,18 +36,11 @@ import time
 from pathlib import Path
 
 from bench import common
+from bench.common import percentile
 
 ROOT = Path(__file__).resolve().parent.parent
 SEND_TARGET_SECONDS = 300
 FEED_TARGET_MS = 50
-
-
-def percentile(values: list[float], share: float) -> float:
-    ordered = sorted(values)
-    position = (len(ordered) - 1) * share
-    low = int(position)
-    high = min(low + 1, len(ordered) - 1)
-    return ordered[low] + (ordered[high] - ordered[low]) * (position - low)
 
 
 def _listing_day():
@@ -308,13 +301,7 @@ def main(argv: list[str] | None = None) -> None:
         f = r["in_process"]
         print(f"{r['name'][:58]:58} {f['first_ms']:>7.1f} {f['p50_ms']:>7.1f} {f['p95_ms']:>7.1f} "
               f"{r['target_p95_ms']:>6}  {'yes' if r['meets_target'] else 'NO'}")  # fmt: skip
-    out = Path(args.results)
-    out.mkdir(parents=True, exist_ok=True)
-    from datetime import UTC, datetime
-
-    path = out / f"{datetime.now(UTC).date().isoformat()}-{args.tag}-scale{args.scale}.json"
-    path.write_text(json.dumps(report, indent=2, default=str) + "\n")
-    print(f"\nwritten to {path}")
+    common.write_report(report, args.results, f"{args.tag}-scale{args.scale}")
 
 
 if __name__ == "__main__":

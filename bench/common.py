@@ -1,10 +1,13 @@
-"""What the scale benchmarks share: the database they use and the machine they ran on."""
+"""What the scale benchmarks share: the database they use, the machine they
+ran on, percentiles and the results file."""
 
 from __future__ import annotations
 
+import json
 import os
 import platform
 import subprocess
+from datetime import UTC, datetime
 from pathlib import Path
 from urllib.parse import urlsplit, urlunsplit
 
@@ -73,3 +76,22 @@ def machine(connection=None) -> dict:
     git = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, check=False)
     details["commit"] = git.stdout.strip()
     return details
+
+
+def percentile(values: list[float], share: float) -> float:
+    """Linear interpolation between the closest ranks (share 0.95: p95)."""
+    ordered = sorted(values)
+    position = (len(ordered) - 1) * share
+    low = int(position)
+    high = min(low + 1, len(ordered) - 1)
+    return ordered[low] + (ordered[high] - ordered[low]) * (position - low)
+
+
+def write_report(report: dict, results: str | Path, name: str) -> Path:
+    """Write a run's JSON as results/<today, UTC>-<name>.json and say where."""
+    out = Path(results)
+    out.mkdir(parents=True, exist_ok=True)
+    path = out / f"{datetime.now(UTC).date().isoformat()}-{name}.json"
+    path.write_text(json.dumps(report, indent=2, default=str) + "\n")
+    print(f"\nwritten to {path}")
+    return path

@@ -63,7 +63,7 @@ def replay(statements: list[str]) -> tuple[float, int]:
 
 def floor(statements: list[str], runs: int) -> dict:
     """p50 and minimum of the replay over `runs` runs, after one warm-up."""
-    from bench.portal import percentile
+    from bench.common import percentile
 
     _, rows = replay(statements)
     timings = [replay(statements)[0] for _ in range(runs)]

@@ -249,11 +249,7 @@ def main(argv: list[str] | None = None) -> None:
         raise SystemExit("bounded: at most 600 s for (a), 300 s a step, 500 users")
     report = run(args)
     print(table(report))
-    out = Path(args.results)
-    out.mkdir(parents=True, exist_ok=True)
-    path = out / f"{datetime.now(UTC).date().isoformat()}-loadtest-scale{args.scale}.json"
-    path.write_text(json.dumps(report, indent=2, default=str) + "\n")
-    print(f"\nwritten to {path}")
+    common.write_report(report, args.results, f"loadtest-scale{args.scale}")
 
 
 if __name__ == "__main__":

@@ -75,6 +75,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from bench import alerts, common, follows, recommend, record_files, records, sidebyside
+from bench.common import percentile
 from bench.scenarios import TARGETS_MS, Scenario, scenarios
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -83,14 +84,6 @@ BENCH_ENV = {
     "PAPERTRAIL_API_USER_RATE": "100000000/min",
     "DJANGO_ALLOWED_HOSTS": "testserver,127.0.0.1,localhost",
 }
-
-
-def percentile(values: list[float], share: float) -> float:
-    ordered = sorted(values)
-    position = (len(ordered) - 1) * share
-    low = int(position)
-    high = min(low + 1, len(ordered) - 1)
-    return ordered[low] + (ordered[high] - ordered[low]) * (position - low)
 
 
 def library_meta(url: str) -> dict | None:
@@ -537,12 +530,8 @@ def main(argv: list[str] | None = None) -> None:
         return
     report = run(args)
     print(table(report))
-    out = Path(args.results)
-    out.mkdir(parents=True, exist_ok=True)
     tag = f"-{args.tag}" if args.tag else ""
-    path = out / f"{datetime.now(UTC).date().isoformat()}-scale{args.scale}{tag}.json"
-    path.write_text(json.dumps(report, indent=2, default=str) + "\n")
-    print(f"\nwritten to {path}")
+    common.write_report(report, args.results, f"scale{args.scale}{tag}")
 
 
 if __name__ == "__main__":

@@ -40,6 +40,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from bench import common
+from bench.common import percentile
 
 ROOT = Path(__file__).resolve().parent.parent
 PREFIX = "recbench-"
@@ -52,14 +53,6 @@ ENV = {
     "PAPERTRAIL_RECOMMEND_RETRAIN_DELAY": "0",
     "DJANGO_ALLOWED_HOSTS": "testserver,127.0.0.1,localhost",
 }
-
-
-def percentile(values: list[float], share: float) -> float:
-    ordered = sorted(values)
-    position = (len(ordered) - 1) * share
-    low = int(position)
-    high = min(low + 1, len(ordered) - 1)
-    return ordered[low] + (ordered[high] - ordered[low]) * (position - low)
 
 
 def _clean() -> None:
@@ -289,10 +282,7 @@ def main(argv: list[str] | None = None) -> None:
     report = {"benchmark": "recommendations", "date": datetime.now(UTC).isoformat(timespec="seconds"),
               "machine": common.machine(connection), **run_recommend(url, args)}  # fmt: skip
     print("\n".join(lines(report)))
-    name = f"{datetime.now(UTC).date()}-recommend{('-' + args.tag) if args.tag else ''}.json"
-    path = Path(args.results) / name
-    path.write_text(json.dumps(report, indent=2, default=str) + "\n")
-    print(f"written to {path}")
+    common.write_report(report, args.results, f"recommend{('-' + args.tag) if args.tag else ''}")
 
 
 if __name__ == "__main__":

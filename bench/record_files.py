@@ -31,7 +31,6 @@ import os
 import sys
 import time
 from datetime import UTC, datetime
-from pathlib import Path
 
 from bench import common
 
@@ -242,11 +241,7 @@ def main(argv: list[str] | None = None) -> None:
         **run_record_files(args),
     }
     print("\n".join(lines(report)))
-    out = Path(args.results)
-    out.mkdir(parents=True, exist_ok=True)
-    path = out / f"{datetime.now(UTC).date().isoformat()}-record-files-scale{scale}.json"
-    path.write_text(json.dumps(report, indent=2, default=str) + "\n")
-    print(f"\nwritten to {path}")
+    common.write_report(report, args.results, f"record-files-scale{scale}")
 
 
 if __name__ == "__main__":

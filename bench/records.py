@@ -28,16 +28,14 @@ Uses DATABASE_URL (the bench library bench/data.py built). How each figure is ta
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import random
 import sys
 import time
 from datetime import UTC, datetime, timedelta
-from pathlib import Path
 
 from bench import common
-from bench.follows import percentile
+from bench.common import percentile
 
 TARGET_MS = 100
 READER = "bench-records"
@@ -237,11 +235,7 @@ def main(argv: list[str] | None = None) -> None:
         met = "yes" if r["meets_target"] else "NO"
         print(f"{r['name'][:52]:52} {f['first_ms']:>7.1f} {f['p50_ms']:>7.1f} {f['p95_ms']:>7.1f} "
               f"{f['python_cpu_p50_ms']:>7.1f} {r['target_p95_ms']:>6}  {met}")  # fmt: skip
-    out = Path(args.results)
-    out.mkdir(parents=True, exist_ok=True)
-    path = out / f"{datetime.now(UTC).date().isoformat()}-records-scale{args.scale}.json"
-    path.write_text(json.dumps(report, indent=2, default=str) + "\n")
-    print(f"\nwritten to {path}")
+    common.write_report(report, args.results, f"records-scale{args.scale}")
 
 
 if __name__ == "__main__":

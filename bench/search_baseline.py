@@ -157,7 +157,7 @@ def _store_real_papers(records: list) -> None:
 def measure(max_queries: int = 400) -> dict:
     from django.db import transaction
 
-    from bench.portal import percentile
+    from bench.common import percentile
     from harvest.models import Paper
 
     records = real_records()
