@@ -5,6 +5,7 @@ and the XSS corpus in notes and tags stays inert wherever they are shown."""
 
 from __future__ import annotations
 
+import re
 from datetime import timedelta
 
 import pytest
@@ -54,6 +55,13 @@ def open_as(page, base: str, cookie: str, language: str) -> None:
     )
 
 
+def settled(controls) -> None:
+    """htmx attaches its listeners to swapped-in controls only when it settles
+    them (a timer after the swap), and removes the htmx-added class in the same
+    step; acting before that would race the page, as no person can."""
+    expect(controls).not_to_have_class(re.compile(r"\bhtmx-added\b"))
+
+
 @pytest.mark.parametrize("language", ["zh-hans", "en"])
 def test_a_researcher_saves_tags_notes_and_sets_state_without_reloading(live_server, library, language):
     texts, base = TEXTS[language], live_server.url
@@ -69,10 +77,12 @@ def test_a_researcher_saves_tags_notes_and_sets_state_without_reloading(live_ser
         toggle.focus()
         page.keyboard.press("Enter")
         expect(controls).to_have_attribute("data-record", "saved")
+        settled(controls)
         assert page.evaluate("document.activeElement.id") == f"record-{pk}-toggle"
         assert texts["saved"] in controls.inner_text()
         page.select_option(f"#record-{pk}-state", "reading")
         expect(controls).to_have_attribute("data-state", "reading")
+        settled(controls)
         page.fill(f"#record-{pk}-tags", "robots, RL")
         page.press(f"#record-{pk}-tags", "Enter")
         expect(controls.locator(".tags li")).to_have_count(2)
