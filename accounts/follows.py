@@ -24,6 +24,7 @@ from harvest.models import Paper
 DEFAULT_MAX_FOLLOWS = 200
 DEFAULT_BACKFILL_DAYS = 7
 PREVIEW_RECENT = 5
+PREVIEW_COUNT_CAP = 1000
 MATCHING_FIELDS = ("kind", "compiled", "include_cross_lists", "include_revisions", "muted")
 
 
@@ -158,6 +159,10 @@ class FollowPreview:
     last_7_days: int
     last_30_days: int
     recent: list[Paper]
+    # True: more than the figure (PREVIEW_COUNT_CAP), which says "this follow
+    # matches a great deal" as well as an exact count would.
+    last_7_days_capped: bool = False
+    last_30_days_capped: bool = False
 
 
 def follow_preview(
@@ -175,15 +180,25 @@ def follow_preview(
     now = now or timezone.now()
     _, compiled = compile_value(kind, value)
     window = window_events(
-        kind, compiled, cross_lists=include_cross_lists, revisions=include_revisions, since=now - timedelta(days=30)
+        kind,
+        compiled,
+        cross_lists=include_cross_lists,
+        revisions=include_revisions,
+        since=now - timedelta(days=30),
+        limit=PREVIEW_COUNT_CAP + 1,
     )
+    # Newest first, so the week's papers lead: its count is exact unless the
+    # week alone holds more than the cap.
     week = now - timedelta(days=7)
-    newest = sorted(window.latest.items(), key=lambda row: (row[1], row[0]), reverse=True)[:PREVIEW_RECENT]
+    in_week = sum(1 for _, at in window if at >= week)
+    newest = window[:PREVIEW_RECENT]
     papers = Paper.objects.in_bulk([paper_id for paper_id, _ in newest])
     return FollowPreview(
-        last_7_days=sum(1 for at in window.latest.values() if at >= week),
-        last_30_days=len(window.latest),
+        last_7_days=min(in_week, PREVIEW_COUNT_CAP),
+        last_30_days=min(len(window), PREVIEW_COUNT_CAP),
         recent=[papers[paper_id] for paper_id, _ in newest if paper_id in papers],
+        last_7_days_capped=in_week > PREVIEW_COUNT_CAP,
+        last_30_days_capped=len(window) > PREVIEW_COUNT_CAP,
     )
 
 

@@ -256,6 +256,8 @@ class FollowPreviewView(APIView):
         data = {
             "last_7_days": preview.last_7_days,
             "last_30_days": preview.last_30_days,
+            "last_7_days_capped": preview.last_7_days_capped,
+            "last_30_days_capped": preview.last_30_days_capped,
             "recent": paper_cards(preview.recent),
         }
         return Response(PreviewSerializer(data).data)

@@ -8,6 +8,7 @@ from celery.signals import after_task_publish
 from django.core.exceptions import ValidationError
 from django.db import connection
 
+from accounts import follows
 from accounts.follows import follow_create, follow_delete, follow_preview, follow_update
 from accounts.models import Follow, TrailItem
 from accounts.selectors import author_candidates, trail_page, trail_unread_counts
@@ -115,6 +116,40 @@ def test_preview_counts_seven_and_thirty_days_and_lists_recent_papers(user):
     assert (preview.last_7_days, preview.last_30_days) == (1, 2)
     assert [p.arxiv_id for p in preview.recent] == ["2611.00002", "2611.00001"]
     assert not Follow.objects.exists()
+
+
+def test_preview_counts_stop_at_the_cap_and_say_more_than(user, monkeypatch):
+    """The counts are bounded (PREVIEW_COUNT_CAP; three here): past the cap the
+    preview says "more than", and a paper counts once however many versions it
+    has in the window; a week under the cap stays exact while the month is over it."""
+    monkeypatch.setattr(follows, "PREVIEW_COUNT_CAP", 3)
+    harvest(*(record(f"2611.0001{n}", categories=["cs.CL"]) for n in range(3)), at=ago(days=20))
+    harvest(record("2611.00010", categories=["cs.CL"], versions=2), at=ago(days=2))
+    harvest(record("2611.00020", categories=["cs.CL"]), at=ago(days=1))
+    preview = follow_preview(user=user, kind="category", value={"code": "cs.CL"})
+    assert (preview.last_7_days, preview.last_7_days_capped) == (2, False)
+    assert (preview.last_30_days, preview.last_30_days_capped) == (3, True)
+    # The walk stops at the cap's first paper past it: four papers, newest first.
+    assert [p.arxiv_id for p in preview.recent][:2] == ["2611.00020", "2611.00010"] and len(preview.recent) == 4
+    harvest(*(record(f"2611.0003{n}", categories=["cs.CL"]) for n in range(2)), at=ago(hours=3))
+    week = follow_preview(user=user, kind="category", value={"code": "cs.CL"})
+    assert (week.last_7_days, week.last_7_days_capped, week.last_30_days_capped) == (3, True, True)
+    harvest(*(record(f"2611.0004{n}", categories=["cs.RO"]) for n in range(3)), at=ago(days=9))
+    exact = follow_preview(user=user, kind="category", value={"code": "cs.RO"})
+    assert (exact.last_7_days, exact.last_30_days, exact.last_30_days_capped) == (0, 3, False)
+
+
+def test_a_preview_reads_further_when_the_newest_versions_are_one_papers(user, monkeypatch):
+    """The first read of the window takes 1.2 versions a paper; a paper revised
+    three times in the month takes more, and the walk reads again, further."""
+    monkeypatch.setattr(follows, "PREVIEW_COUNT_CAP", 2)
+    harvest(record("2611.00003", categories=["cs.CL"]), at=ago(days=6))
+    harvest(record("2611.00002", categories=["cs.CL"]), at=ago(days=5))
+    for version, days in ((1, 4), (2, 3), (3, 2)):
+        harvest(record("2611.00001", categories=["cs.CL"], versions=version), at=ago(days=days))
+    preview = follow_preview(user=user, kind="category", value={"code": "cs.CL"})
+    assert (preview.last_7_days, preview.last_7_days_capped) == (2, True)
+    assert [p.arxiv_id for p in preview.recent] == ["2611.00001", "2611.00002", "2611.00003"]
 
 
 def test_category_preview_counts_cross_lists_and_revisions_as_asked(user):

@@ -10,6 +10,7 @@ import pytest
 from django.test import Client
 from django.utils import timezone
 
+from accounts import follows
 from accounts.follow_matching import match_versions
 from accounts.follows import follow_create
 from accounts.models import Exclusion, Follow, TrailItem, User
@@ -57,6 +58,17 @@ def test_the_list_shows_each_follow_with_its_unread_count_and_options(client, re
 def test_signed_out_readers_are_sent_to_sign_in():
     response = Client().get("/follows/")
     assert response.status_code == 302 and response["Location"].startswith("/login/")
+
+
+@pytest.mark.parametrize(("language", "more_than"), [("zh-hans", "超过 2"), ("en", "more than 2")])
+def test_a_preview_past_the_cap_says_more_than(client, reader, monkeypatch, language, more_than):
+    monkeypatch.setattr(follows, "PREVIEW_COUNT_CAP", 2)
+    harvest(*(f.record(f"2611.0000{n}", categories=["cs.CL"]) for n in range(3)), days_ago=2)
+    reader.language = language
+    reader.save(update_fields=["language"])
+    html = client.get("/follows/new/?kind=category&code=cs.CL").content.decode()
+    assert f'<span data-preview="7" data-capped><strong>{more_than}</strong>' in html
+    assert f'<span data-preview="30" data-capped><strong>{more_than}</strong>' in html
 
 
 def test_a_prefilled_category_form_previews_then_saves(client, reader):

@@ -195,6 +195,10 @@ class FollowListSerializer(serializers.Serializer):
 class PreviewSerializer(serializers.Serializer):
     last_7_days = serializers.IntegerField(help_text="Papers with a matching event in the last 7 days.")
     last_30_days = serializers.IntegerField(help_text="Papers with a matching event in the last 30 days.")
+    last_7_days_capped = serializers.BooleanField(
+        help_text="True: more than last_7_days papers (counts stop at 1,000, which says as much as an exact figure)."
+    )
+    last_30_days_capped = serializers.BooleanField(help_text="True: more than last_30_days papers.")
     recent = PaperSerializer(many=True, help_text="The five most recent of them, newest first.")
 
 

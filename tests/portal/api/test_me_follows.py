@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 
+from accounts import follows
 from accounts.models import Follow, TrailItem
 from tests.accounts.conftest import ago, harvest, record
 
@@ -135,12 +136,13 @@ def test_delete_removes_the_follow_and_its_cards(api, user):
     assert english["detail"] == "follow_id: You have no follow with this id."
 
 
-def test_the_preview_counts_7_and_30_days_and_lists_the_latest_five(api, user):
+def test_the_preview_counts_7_and_30_days_and_lists_the_latest_five(api, user, monkeypatch):
     harvest(*(record(f"2611.0001{n}", categories=["cs.CL"]) for n in range(3)), at=ago(days=20))
     harvest(*(record(f"2611.0002{n}", categories=["cs.CL"]) for n in range(4)), at=ago(days=3))
     harvest(record("2611.00030", categories=["cs.CV"]), at=ago(days=1))
     body = api.get(f"{FOLLOWS}preview/?kind=category&value=cs.CL").json()
     assert body["last_7_days"] == 4 and body["last_30_days"] == 7
+    assert body["last_7_days_capped"] is False and body["last_30_days_capped"] is False
     assert len(body["recent"]) == 5 and {paper["arxiv_id"] for paper in body["recent"][:4]} == {
         f"2611.0002{n}" for n in range(4)
     }
@@ -149,6 +151,10 @@ def test_the_preview_counts_7_and_30_days_and_lists_the_latest_five(api, user):
     assert filters["last_7_days"] == 1 and filters["recent"][0]["arxiv_id"] == "2611.00030"
     author = api.get(f"{FOLLOWS}preview/?kind=author&value=Ada Lovelace&value=A. Lovelace").json()
     assert author["last_30_days"] == 8
+    monkeypatch.setattr(follows, "PREVIEW_COUNT_CAP", 5)
+    capped = api.get(f"{FOLLOWS}preview/?kind=category&value=cs.CL").json()
+    assert (capped["last_7_days"], capped["last_7_days_capped"]) == (4, False)
+    assert (capped["last_30_days"], capped["last_30_days_capped"]) == (5, True)
     assert not Follow.objects.exists()
 
 
