@@ -16,11 +16,13 @@ record therefore carries the latest version with its date (and v1 with
 from __future__ import annotations
 
 import logging
+import time
 from collections.abc import Iterable, Iterator
 from datetime import date
 
 import arxiv
 import requests
+import urllib3
 from arxiv import _feed
 from django.conf import settings
 from lxml import etree
@@ -28,7 +30,7 @@ from lxml import etree
 from harvest.readahead import READ_AHEAD_THREAD
 from harvest.records import MalformedRecord, PaperRecord, VersionRecord, clean_abstract, clean_title, split_arxiv_id
 from harvest.sources.base import Page, SourceClient, Window
-from harvest.sources.http import PermanentError, SourceError, TransientError
+from harvest.sources.http import PermanentError, SourceError, TransientError, read_capped
 
 logger = logging.getLogger(__name__)
 
@@ -105,8 +107,9 @@ def records_from_atom(body: bytes) -> list[PaperRecord]:
 
 class _ApiSession(requests.Session):
     """The session the `arxiv` client sends its requests through: our timeout
-    and User-Agent (the package sends neither), and an early stop on a refused
-    request (4xx other than 429), which the package would otherwise retry."""
+    and User-Agent (the package sends neither), the replies' size cap and
+    deadline (as every source's), and an early stop on a refused request (4xx
+    other than 429), which the package would otherwise retry."""
 
     def __init__(self) -> None:
         super().__init__()
@@ -115,7 +118,17 @@ class _ApiSession(requests.Session):
     def request(self, method, url, *args, **kwargs):  # type: ignore[override]
         kwargs.setdefault("timeout", self.timeout)
         kwargs["headers"] = {"User-Agent": settings.HTTP_USER_AGENT}
+        kwargs["stream"] = True
+        deadline_at = time.monotonic() + settings.HTTP_DEADLINE
         response = super().request(method, url, *args, **kwargs)
+        try:
+            read_capped(
+                response, max_bytes=settings.HTTP_MAX_BYTES, deadline_at=deadline_at, deadline=settings.HTTP_DEADLINE
+            )
+        except urllib3.exceptions.HTTPError as exc:
+            raise TransientError(f"network error: {exc.__class__.__name__}: {exc}") from exc
+        finally:
+            response.close()
         if 400 <= response.status_code < 500 and response.status_code != 429:
             message = _api_error_message(response.content) or "request refused"
             raise PermanentError(

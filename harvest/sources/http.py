@@ -77,7 +77,7 @@ def _retry_after_seconds(value: str | None) -> float | None:
 _CHUNK = 16 * 1024
 
 
-def _read_capped(response: requests.Response, *, max_bytes: int, deadline_at: float, deadline: float) -> None:
+def read_capped(response: requests.Response, *, max_bytes: int, deadline_at: float, deadline: float) -> None:
     """Read the body into `response` (its `.content`), refusing one over
     `max_bytes` decoded or still arriving after the deadline."""
     where = response.url.split("?")[0]
@@ -165,7 +165,7 @@ class PoliteSession:
             try:
                 response = self.session.get(url, params=params, headers=headers, timeout=self.timeout, stream=True)
                 try:
-                    _read_capped(response, max_bytes=max_bytes, deadline_at=deadline_at, deadline=self.deadline)
+                    read_capped(response, max_bytes=max_bytes, deadline_at=deadline_at, deadline=self.deadline)
                 finally:
                     response.close()
             except (requests.RequestException, urllib3.exceptions.HTTPError) as exc:

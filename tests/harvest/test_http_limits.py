@@ -16,6 +16,7 @@ import pytest
 
 from harvest.models import HarvestRun, Source
 from harvest.runs import harvest_source
+from harvest.sources.arxiv_api import lookup_ids, make_client
 from harvest.sources.base import Window
 from harvest.sources.http import PoliteSession, TransientError
 
@@ -124,3 +125,32 @@ def test_a_run_that_meets_a_bomb_fails_clearly_and_keeps_its_checkpoint(outside,
     assert "over the limit of 1,048,576 bytes" in run.error
     source.refresh_from_db()
     assert source.checkpoint == {"from": "2026-11-30"}
+
+
+@pytest.mark.parametrize(
+    "path, message",
+    [
+        ("/undeclared-big", "over the limit of 1,048,576 bytes (decoded)"),
+        ("/bomb", "over the limit of 1,048,576 bytes (decoded)"),
+        ("/trickle", "still arriving after 1 s"),
+    ],
+)
+def test_the_arxiv_api_clients_replies_are_capped_too(outside, settings, path, message):
+    """The arXiv API goes through the `arxiv` package's client, with our session under it."""
+    settings.HTTP_MAX_BYTES, settings.HTTP_DEADLINE = LIMIT, 1.0
+    client = make_client(base_url=f"{outside}{path}")
+    client.num_retries = 0
+    with pytest.raises(TransientError, match=message.replace("(", r"\(").replace(")", r"\)")):
+        lookup_ids(["2611.00001"], client=client)
+
+
+@pytest.mark.django_db
+def test_an_arxiv_api_check_that_meets_a_bomb_fails_clearly_and_keeps_its_checkpoint(outside, settings):
+    settings.ARXIV_API_URL = f"{outside}/bomb"
+    settings.HTTP_MAX_BYTES = LIMIT
+    source = Source.objects.create(slug="arxiv_api", name="arXiv API", checkpoint={"newest": "2026-11-30T00:00:00+00:00"})
+    run = harvest_source(slug="arxiv_api")
+    assert run.status == HarvestRun.Status.FAILED
+    assert "over the limit of 1,048,576 bytes" in run.error
+    source.refresh_from_db()
+    assert source.checkpoint == {"newest": "2026-11-30T00:00:00+00:00"}
