@@ -72,7 +72,8 @@ def pick_admin_inputs() -> dict:
 
 
 def measure(runs: int) -> dict:
-    from bench.portal import _timed_runs, percentile
+    from bench.common import percentile
+    from bench.timing import timed_runs
 
     inputs = pick_admin_inputs()
     client = superuser_client()
@@ -83,7 +84,7 @@ def measure(runs: int) -> dict:
         author_pk=inputs["author_pk"],
         source_pk=inputs["source_pk"],
     ):
-        first, timings, statuses = _timed_runs(scenario, runs, client.get)
+        first, timings, statuses = timed_runs(scenario, runs, client.get)
         p95 = percentile(timings, 0.95)
         rows.append(
             {"name": scenario.name, "url": scenario.urls[0], "first_ms": first, "p50_ms": percentile(timings, 0.5),
