@@ -69,7 +69,12 @@ class TrailMatch(models.Model):
 
     item = models.ForeignKey(TrailItem, on_delete=models.CASCADE, related_name="matches", db_index=False)
     follow = models.ForeignKey(Follow, on_delete=models.CASCADE, related_name="+", db_index=False)
-    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+", db_index=False)
+    # A copy of the card's user, with no constraint: a match goes with its
+    # card (item), and a constraint here would make deleting an account check
+    # this unindexed column, a scan of every user's matches.
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.DO_NOTHING, related_name="+", db_index=False, db_constraint=False
+    )
     version = models.ForeignKey(
         "harvest.Version", on_delete=models.DO_NOTHING, related_name="+", db_index=False, db_constraint=False
     )

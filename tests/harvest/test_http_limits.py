@@ -148,9 +148,10 @@ def test_the_arxiv_api_clients_replies_are_capped_too(outside, settings, path, m
 def test_an_arxiv_api_check_that_meets_a_bomb_fails_clearly_and_keeps_its_checkpoint(outside, settings):
     settings.ARXIV_API_URL = f"{outside}/bomb"
     settings.HTTP_MAX_BYTES = LIMIT
-    source = Source.objects.create(slug="arxiv_api", name="arXiv API", checkpoint={"newest": "2026-11-30T00:00:00+00:00"})
+    checkpoint = {"newest": "2026-11-30T00:00:00+00:00"}
+    source = Source.objects.create(slug="arxiv_api", name="arXiv API", checkpoint=checkpoint)
     run = harvest_source(slug="arxiv_api")
     assert run.status == HarvestRun.Status.FAILED
     assert "over the limit of 1,048,576 bytes" in run.error
     source.refresh_from_db()
-    assert source.checkpoint == {"newest": "2026-11-30T00:00:00+00:00"}
+    assert source.checkpoint == checkpoint

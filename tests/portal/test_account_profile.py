@@ -10,7 +10,7 @@ from allauth.account.models import EmailAddress
 from django.test import Client
 
 from accounts.follows import follow_create
-from accounts.models import ApiToken, Follow, TrailItem, User
+from accounts.models import ApiToken, Follow, TrailItem, TrailMatch, User
 from accounts.services import api_token_create
 from tests.factories import record, store
 
@@ -97,7 +97,7 @@ def test_deleting_the_account_removes_everything_it_owns(user, browser):
     api_token_create(user=user, name="notebook")
     other = User.objects.create_user("bea", password=PASSWORD)
     follow_create(user=other, kind="category", value={"code": "cs.CL"}, name="NLP")
-    assert TrailItem.objects.filter(user=user).exists() and follow.pk
+    assert TrailItem.objects.filter(user=user).exists() and TrailMatch.objects.filter(user=user).exists()
 
     wrong = browser.post("/me/delete/", {"password": "not it"})
     assert wrong.status_code == 400 and User.objects.filter(pk=user.pk).exists()
@@ -107,9 +107,12 @@ def test_deleting_the_account_removes_everything_it_owns(user, browser):
     assert not User.objects.filter(pk=user.pk).exists()
     assert not Follow.objects.filter(user_id=user.pk).exists()
     assert not TrailItem.objects.filter(user_id=user.pk).exists()
+    assert not TrailMatch.objects.filter(user_id=user.pk).exists()
+    assert not TrailMatch.objects.filter(follow_id=follow.pk).exists()
     assert not ApiToken.objects.filter(user_id=user.pk).exists()
     assert not EmailAddress.objects.filter(email="ada@example.org").exists()
     assert Follow.objects.filter(user=other).count() == 1 and TrailItem.objects.filter(user=other).exists()
+    assert TrailMatch.objects.filter(user=other).exists()
     assert "_auth_user_id" not in browser.session
     # The address is free again.
     assert Client().get("/me/")["Location"].startswith("/login/")
