@@ -2,7 +2,7 @@
 
 `paper_upsert_many` decides what a batch of records changes (one set of rules,
 in Python, for every database) and hands the rows to a store in
-harvest/stores.py that writes them (set-based on PostgreSQL, the ORM elsewhere).
+harvest/stores/ that writes them (set-based on PostgreSQL, the ORM elsewhere).
 """
 
 from __future__ import annotations
@@ -304,7 +304,7 @@ def _fill_version_dates(have: dict[int, VersionRow], record: PaperRecord) -> lis
 
 
 def _new_version(version, record: PaperRecord, latest: int, now: datetime) -> tuple:
-    """A new version row in _VERSION_FIELDS order, without its paper_id;
+    """A new version row in VERSION_FIELDS order (harvest.stores.rows), without its paper_id;
     `latest`: the record's latest version number (the one whose text it carries)."""
     if version.number == latest:
         text = (record.title, record.abstract, ", ".join(record.authors), record.comments)

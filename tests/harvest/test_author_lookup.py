@@ -1,12 +1,12 @@
 """The PostgreSQL store finds a page's authors by probing the name index once
 per name, whatever the planner believes of the author table's size
-(harvest/stores.py AUTHOR_IDS_SQL)."""
+(harvest/stores/postgres.py AUTHOR_IDS_SQL)."""
 
 import pytest
 from django.db import connection
 
 from harvest.models import Author
-from harvest.stores import AUTHOR_IDS_SQL, PostgresStore, _text_list
+from harvest.stores.postgres import AUTHOR_IDS_SQL, PostgresStore, _text_list
 
 pytestmark = [
     pytest.mark.django_db,

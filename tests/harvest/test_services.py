@@ -11,7 +11,7 @@ from django.db import connection, transaction
 from harvest.models import Author, Authorship, Paper, PaperCategory, Version
 from harvest.records import MalformedRecord, PaperRecord, VersionRecord, split_arxiv_id, split_authors
 from harvest.services import paper_upsert_many
-from harvest.stores import _PAPER_FIELDS, PaperRow
+from harvest.stores.rows import PAPER_FIELDS, PaperRow
 
 pytestmark = pytest.mark.django_db
 
@@ -125,10 +125,10 @@ def test_author_names_are_shared_across_papers_whatever_characters_they_hold():
 
 
 def test_a_paper_row_sets_and_reads_its_fields_in_the_stores_column_order():
-    row = PaperRow(1, "2611.00001", V1, *_PAPER_FIELDS)
+    row = PaperRow(1, "2611.00001", V1, *PAPER_FIELDS)
 
-    assert row.values() == _PAPER_FIELDS
-    assert all(getattr(row, name) == name for name in _PAPER_FIELDS)
+    assert row.values() == PAPER_FIELDS
+    assert all(getattr(row, name) == name for name in PAPER_FIELDS)
 
 
 def test_records_survive_the_pipe_from_the_snapshot_reader_process():

@@ -1,208 +1,15 @@
-"""Where the bulk upsert's rows are written (harvest/services.py decides what
-they are): on PostgreSQL a set-based store (new rows COPied straight into their
+"""The set-based store for PostgreSQL: new rows COPied straight into their
 tables under a transaction-level write lock, updates through staging tables
-and one UPDATE ... FROM per table: a handful of round trips per batch, no
-model instances); elsewhere the portable ORM store. Both
-write the same rows; tests/bench/ checks that they store identical libraries.
-"""
+and one UPDATE ... FROM per table."""
 
 from __future__ import annotations
 
 import json
-import operator
-from collections.abc import Iterable, Iterator, Sequence
-from datetime import datetime
-from typing import TypeVar
+from collections.abc import Iterable, Iterator
 
 from django.db import connection
 
-from harvest.models import Author, Authorship, Paper, PaperCategory, Version
-
-T = TypeVar("T")
-
-# Bound on the number of parameters one IN (...) list carries (SQLite allows
-# 32,766; PostgreSQL is happy either way).
-_IN_CHUNK = 2000
-
-_PAPER_FIELDS = (
-    "title",
-    "abstract",
-    "authors",
-    "categories",
-    "primary_category",
-    "comments",
-    "journal_ref",
-    "doi",
-    "license",
-    "submitter",
-    "published",
-    "updated",
-    "ai_related",
-    "latest_version",
-    "version_count",
-    "search_pending",
-)
-_VERSION_FIELDS = (
-    "paper_id",
-    "number",
-    "submitted",
-    "size",
-    "source_type",
-    "title",
-    "abstract",
-    "authors",
-    "comments",
-    "discovered_at",
-)
-_VERSION_TEXT = ("title", "abstract", "authors", "comments")
-
-
-class PaperRow:
-    """A paper row as the upsert reads and writes it (a Paper without the ORM)."""
-
-    __slots__ = ("arxiv_id", "included_at", "pk", *_PAPER_FIELDS)
-
-    def __init__(self, pk: int | None, arxiv_id: str, included_at: datetime, *values) -> None:
-        self.pk, self.arxiv_id, self.included_at = pk, arxiv_id, included_at
-        _set_fields(self, values)
-
-    def values(self) -> tuple:
-        return _get_fields(self)
-
-
-# Every field at once, in _PAPER_FIELDS order (a loop of getattr is slow at
-# bulk speed).
-_get_fields = operator.attrgetter(*_PAPER_FIELDS)
-
-
-def _set_fields(row: PaperRow, values: tuple) -> None:
-    (
-        row.title, row.abstract, row.authors, row.categories, row.primary_category, row.comments, row.journal_ref,
-        row.doi, row.license, row.submitter, row.published, row.updated, row.ai_related, row.latest_version,
-        row.version_count, row.search_pending,
-    ) = values  # fmt: skip
-
-
-class VersionRow:
-    __slots__ = ("abstract", "authors", "comments", "number", "paper_id", "pk", "submitted", "title")
-
-    def __init__(self, pk: int, paper_id: int, number: int, submitted: datetime | None, title: str) -> None:
-        self.pk, self.paper_id, self.number, self.submitted, self.title = pk, paper_id, number, submitted, title
-        self.abstract = self.authors = self.comments = ""
-
-
-def chunked(items: Sequence[T], size: int) -> Iterator[Sequence[T]]:
-    for start in range(0, len(items), size):
-        yield items[start : start + size]
-
-
-# The longest author name linked: the unique (UPPER(name), name) index holds
-# each name twice, and an index entry must fit in a third of a page (2,704
-# bytes), so 300 characters of up to four bytes each. No real name is longer;
-# a malformed author string may be, and must not stop its page.
-AUTHOR_NAME_CHARS = 300
-
-
-def author_names(papers: list[PaperRow]) -> list[str]:
-    """The distinct author names these papers link to, as link_rows stores them."""
-    return sorted({name[:AUTHOR_NAME_CHARS] for paper in papers for name in paper.authors})
-
-
-def link_rows(papers: list[PaperRow]) -> tuple[list[tuple[int, int, str]], list[tuple[int, str, bool]]]:
-    """(paper_id, position, author name) and (paper_id, category, is_primary) rows."""
-    authorships = [
-        (paper.pk, position, name[:AUTHOR_NAME_CHARS])
-        for paper in papers
-        for position, name in enumerate(paper.authors)
-    ]
-    categories = [
-        (paper.pk, code, index == 0) for paper in papers for index, code in enumerate(dict.fromkeys(paper.categories))
-    ]
-    return authorships, categories
-
-
-class OrmStore:
-    """The portable store (SQLite and any other backend), through the ORM."""
-
-    # No row stamps here: batches are never planned ahead (harvest/pipeline.py).
-    checks_stamps = False
-
-    def lock(self, *, durable: bool = True) -> None:
-        """SQLite writers already take turns (one writer at a time)."""
-
-    def load_papers(self, arxiv_ids: list[str]) -> tuple[dict[str, PaperRow], None]:
-        existing = {}
-        for ids in chunked(arxiv_ids, _IN_CHUNK):
-            for row in Paper.objects.filter(arxiv_id__in=ids).values_list(
-                "pk", "arxiv_id", "included_at", *_PAPER_FIELDS
-            ):
-                existing[row[1]] = PaperRow(*row)
-        return existing, None
-
-    def load_versions(self, paper_ids: list[int]) -> dict[int, dict[int, VersionRow]]:
-        known: dict[int, dict[int, VersionRow]] = {}
-        for ids in chunked(paper_ids, _IN_CHUNK):
-            rows = Version.objects.filter(paper_id__in=ids).values_list(
-                "pk", "paper_id", "number", "submitted", "title"
-            )
-            for row in rows:
-                known.setdefault(row[1], {})[row[2]] = VersionRow(*row)
-        return known
-
-    def insert_papers(self, papers: list[PaperRow]) -> None:
-        objects = [
-            Paper(arxiv_id=p.arxiv_id, included_at=p.included_at, **dict(zip(_PAPER_FIELDS, p.values(), strict=True)))
-            for p in papers
-        ]
-        Paper.objects.bulk_create(
-            objects, update_conflicts=True, unique_fields=["arxiv_id"], update_fields=["arxiv_id"]
-        )
-        for paper, stored in zip(papers, objects, strict=True):
-            paper.pk = stored.pk
-
-    def update_papers(self, papers: list[PaperRow]) -> None:
-        objects = [Paper(pk=p.pk, **dict(zip(_PAPER_FIELDS, p.values(), strict=True))) for p in papers]
-        Paper.objects.bulk_update(objects, _PAPER_FIELDS, batch_size=500)
-
-    def update_version_text(self, versions: list[VersionRow]) -> None:
-        objects = [Version(pk=v.pk, **{name: getattr(v, name) for name in _VERSION_TEXT}) for v in versions]
-        Version.objects.bulk_update(objects, _VERSION_TEXT, batch_size=500)
-
-    def update_version_dates(self, rows: list[tuple]) -> None:
-        """(id, submitted, size, source_type) of versions stored without a date."""
-        for pk, submitted, size, source_type in rows:
-            Version.objects.filter(pk=pk, submitted__isnull=True).update(
-                submitted=submitted, size=size, source_type=source_type
-            )
-
-    def insert_versions(self, rows: list[tuple]) -> list[int]:
-        objects = [Version(**dict(zip(_VERSION_FIELDS, row, strict=True))) for row in rows]
-        Version.objects.bulk_create(
-            objects, update_conflicts=True, unique_fields=["paper", "number"], update_fields=["number"]
-        )
-        return [v.pk for v in objects]
-
-    def replace_links(self, papers: list[PaperRow], *, known: list[int], author_ids: dict[str, int]) -> None:
-        """(Re)write the indexed author and category rows of these papers;
-        `author_ids`: ids of some of their names, found earlier (authors are never deleted)."""
-        for ids in chunked(known, _IN_CHUNK):
-            Authorship.objects.filter(paper_id__in=ids).delete()
-            PaperCategory.objects.filter(paper_id__in=ids).delete()
-        authorships, categories = link_rows(papers)
-        author_ids = dict(author_ids)
-        names = [name for name in author_names(papers) if name not in author_ids]
-        for chunk in chunked(names, _IN_CHUNK):
-            Author.objects.bulk_create([Author(name=name) for name in chunk], ignore_conflicts=True)
-            author_ids.update(Author.objects.filter(name__in=chunk).values_list("name", "id"))
-        Authorship.objects.bulk_create(
-            [Authorship(paper_id=pid, author_id=author_ids[name], position=pos) for pid, pos, name in authorships],
-            batch_size=5000,
-        )
-        PaperCategory.objects.bulk_create(
-            [PaperCategory(paper_id=pid, category=code, is_primary=primary) for pid, code, primary in categories],
-            batch_size=5000,
-        )
-
+from harvest.stores.rows import PAPER_FIELDS, VERSION_FIELDS, PaperRow, VersionRow, author_names, link_rows
 
 # SQL below is built only from the constant column and table names in this
 # module (hence the S608 waivers); values always travel as parameters or COPY.
@@ -217,8 +24,8 @@ _STAGING = {
     "version_count smallint, search_pending boolean",
     "pt_stage_version": "id bigint, title text, abstract text, authors text, comments text",
 }
-_PAPER_COLUMNS = ", ".join(("arxiv_id", "included_at", *_PAPER_FIELDS))
-_VERSION_COLUMNS = ", ".join(_VERSION_FIELDS)
+_PAPER_COLUMNS = ", ".join(("arxiv_id", "included_at", *PAPER_FIELDS))
+_VERSION_COLUMNS = ", ".join(VERSION_FIELDS)
 
 # Column type oids of each (table, column list) the store COPies into, and the
 # identity sequence of each table it draws ids from: looked up once a process.
@@ -380,7 +187,7 @@ class PostgresStore:
     def update_papers(self, papers: list[PaperRow]) -> None:
         self._stage("pt_stage_paper")
         self._copy("pt_stage_paper", f"id, {_PAPER_COLUMNS}", self._paper_rows(papers))
-        assignments = ", ".join(f"{name} = s.{name}" for name in _PAPER_FIELDS if name != "search_pending")
+        assignments = ", ".join(f"{name} = s.{name}" for name in PAPER_FIELDS if name != "search_pending")
         # A paper stays pending until the indexer has read its current text.
         pending = (
             "search_pending = p.search_pending OR s.search_pending "
@@ -459,12 +266,3 @@ class PostgresStore:
             )
         if categories:
             self._copy("harvest_papercategory", "paper_id, category, is_primary", categories)
-
-
-def store_class() -> type[PostgresStore] | type[OrmStore]:
-    """The set-based store on PostgreSQL, the portable ORM store elsewhere."""
-    return PostgresStore if connection.vendor == "postgresql" else OrmStore
-
-
-def store_for_connection() -> PostgresStore | OrmStore:
-    return store_class()()
