@@ -12,7 +12,7 @@ from django.utils.translation import gettext as _
 from accounts.facts import compile_query, query_is_searchable
 from accounts.matching import archive_of
 from accounts.names import normalise_name
-from harvest.filters import _CATEGORY, PaperFilterSet
+from harvest.filters import CATEGORY_CODE, PaperFilterSet
 from harvest.models import PaperCategory
 
 # arXiv's Computer Science categories; codes outside it are known when the
@@ -41,7 +41,7 @@ def _category_code(raw: Any, field: str) -> str:
     code = str(raw or "").strip()
     if not code:
         raise ValidationError({field: _("Choose a category code such as cs.CL, or an archive such as cs.")})
-    if not _CATEGORY.match(code) or not known_category(code):
+    if not CATEGORY_CODE.match(code) or not known_category(code):
         raise ValidationError(
             {field: _("%(code)s is not a known arXiv category code or archive.") % {"code": code[:40]}}
         )

@@ -40,7 +40,10 @@ _PAPER_FIELDS = (
 
 
 def tag_get(*, user: User, name: str) -> Tag | None:
-    """The user's tag of this name (any case), or None."""
+    """The user's tag of this name (any case), or None. No stored name holds a
+    NUL, and PostgreSQL refuses one in a query."""
+    if "\x00" in name:
+        return None
     return Tag.objects.annotate(lower_name=Lower("name")).filter(user=user, lower_name=name.strip().lower()).first()
 
 

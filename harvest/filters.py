@@ -60,8 +60,14 @@ LATEST_DATE = date(2999, 12, 31)
 MAX_CATEGORIES = 20
 MAX_QUERY_LENGTH = 200
 MAX_QUERY_WORDS = 12
-_CATEGORY = re.compile(r"^[a-z][a-z\-]{0,15}(\.[A-Za-z][A-Za-z\-]{0,15})?$")
+CATEGORY_CODE = re.compile(r"^[a-z][a-z\-]{0,15}(\.[A-Za-z][A-Za-z\-]{0,15})?$")
 _SEPARATORS = re.compile(r"[\s,]+")
+
+
+def not_a_category_code(value: str) -> str:
+    """The library's message for a category that is not a code, naming it as
+    given (NUL left out: no page or JSON should carry it back)."""
+    return str(_("%(value)s is not an arXiv category code such as cs.LG.") % {"value": value[:40].replace("\x00", "")})
 
 
 def is_postgresql() -> bool:
@@ -153,7 +159,7 @@ class CategoryListField(forms.Field):
     def validate(self, value):
         super().validate(value)
         for code in value:
-            if not _CATEGORY.match(code):
+            if not CATEGORY_CODE.match(code):
                 raise forms.ValidationError(self.error_messages["invalid"], code="invalid", params={"value": code[:40]})
         if len(value) > MAX_CATEGORIES:
             raise forms.ValidationError(

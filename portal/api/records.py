@@ -18,6 +18,7 @@ from rest_framework.views import APIView
 from accounts.models import Record
 from accounts.record_selectors import MAX_QUERY_LENGTH, SORTS, RecordFilters, record_counts, record_get, record_page
 from accounts.records import RecordError, record_remove, record_save
+from harvest.filters import CATEGORY_CODE, not_a_category_code
 from harvest.models import Paper
 from portal.api.errors import NotFoundParameter, ParameterError
 from portal.api.me import OWN_NOT_FOUND, bool_param
@@ -100,11 +101,16 @@ def _filters(request: Request) -> tuple[RecordFilters, int]:
     if state and state not in Record.State.values:
         raise ParameterError({"state": [_("Use to_read, reading or read.")]})
     filters.state = state or None
-    filters.category = params.get("category", "").strip()[:32] or None
+    category = params.get("category", "").strip()
+    if category and not CATEGORY_CODE.match(category):
+        raise ParameterError({"category": [not_a_category_code(category)]})
+    filters.category = category or None
     filters.revised = bool_param(request, "revised", False)
     filters.q = params.get("q", "").strip()
-    if len(filters.q) > MAX_QUERY_LENGTH or "\x00" in filters.q:
+    if len(filters.q) > MAX_QUERY_LENGTH:
         raise ParameterError({"q": [_("A search has at most %(n)d characters.") % {"n": MAX_QUERY_LENGTH}]})
+    if "\x00" in filters.q:
+        raise ParameterError({"q": [_("This text holds a character that cannot be stored (NUL).")]})
     sort = params.get("sort", "") or "saved"
     if sort not in SORTS:
         raise ParameterError({"sort": [_("Use saved, updated or title.")]})

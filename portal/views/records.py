@@ -39,6 +39,7 @@ from accounts.records import (
     tag_merge,
     tag_rename,
 )
+from harvest.filters import CATEGORY_CODE, not_a_category_code
 from harvest.models import Paper
 from portal.arxiv_ids import PaperNotFound, requested_paper
 
@@ -128,11 +129,17 @@ def _filters(request: HttpRequest, tags: list[tuple[Tag, int]]) -> tuple[RecordF
             filters.state = state
         else:
             errors.append("state: " + _("Use to_read, reading or read."))
-    filters.category = request.GET.get("category", "").strip()[:32] or None
+    category = request.GET.get("category", "").strip()
+    if category and not CATEGORY_CODE.match(category):
+        errors.append("category: " + not_a_category_code(category))
+    else:
+        filters.category = category or None
     filters.revised = request.GET.get("revised", "") in ("1", "true", "on")
     filters.q = request.GET.get("q", "").strip()
     if len(filters.q) > MAX_QUERY_LENGTH:
         errors.append("q: " + _("A search has at most %(n)d characters.") % {"n": MAX_QUERY_LENGTH})
+    elif "\x00" in filters.q:
+        errors.append("q: " + _("This text holds a character that cannot be stored (NUL)."))
     sort = request.GET.get("sort", "") or "saved"
     if sort in SORTS:
         filters.sort = sort

@@ -64,7 +64,12 @@ def test_export_in_each_format_holds_only_the_callers_records(api, saved):
 
 @pytest.mark.parametrize(
     ("params", "field"),
-    [({"format": "docx"}, "format"), ({"tag": "nope"}, "tag"), ({"ids": "2611.00001,garbage"}, "ids")],
+    [
+        ({"format": "docx"}, "format"),
+        ({"tag": "nope"}, "tag"),
+        ({"tag": "no\x00pe"}, "tag"),
+        ({"ids": "2611.00001,garbage"}, "ids"),
+    ],
 )
 def test_export_errors_name_the_parameter(api, saved, params, field):
     response = api.get(EXPORT, params)
