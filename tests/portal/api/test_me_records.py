@@ -13,21 +13,10 @@ from accounts.models import Record, Tag, User
 from accounts.records import record_save
 from harvest.models import Paper
 from tests import factories as f
+from tests.portal.record_filters import BAD_FILTERS
 
 pytestmark = pytest.mark.django_db
 RECORDS = "/api/v1/me/records/"
-
-
-# A NUL in a filter once reached PostgreSQL (a 500, found by Schemathesis).
-BAD_FILTERS = (
-    ("tag=none", "tag"),
-    ("state=x", "state"),
-    ("sort=x", "sort"),
-    ("page=0", "page"),
-    ("category=cs.LG%00", "category"),
-    ("category=not+a+code", "category"),
-    ("q=a%00b", "q"),
-)
 
 
 @pytest.fixture
