@@ -67,7 +67,8 @@ _SEPARATORS = re.compile(r"[\s,]+")
 def not_a_category_code(value: str) -> str:
     """The library's message for a category that is not a code, naming it as
     given (NUL left out: no page or JSON should carry it back)."""
-    return str(_("%(value)s is not an arXiv category code such as cs.LG.") % {"value": value[:40].replace("\x00", "")})
+    message = CategoryListField.default_error_messages["invalid"]
+    return str(message % {"value": value[:40].replace("\x00", "")})
 
 
 def is_postgresql() -> bool:

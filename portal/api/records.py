@@ -16,9 +16,8 @@ from rest_framework.utils.urls import remove_query_param, replace_query_param
 from rest_framework.views import APIView
 
 from accounts.models import Record
-from accounts.record_selectors import MAX_QUERY_LENGTH, SORTS, RecordFilters, record_counts, record_get, record_page
+from accounts.record_selectors import SORTS, RecordFilters, record_counts, record_get, record_page
 from accounts.records import RecordError, record_remove, record_save
-from harvest.filters import CATEGORY_CODE, not_a_category_code
 from harvest.models import Paper
 from portal.api.errors import NotFoundParameter, ParameterError
 from portal.api.me import OWN_NOT_FOUND, bool_param
@@ -32,8 +31,8 @@ from portal.api.serializers.records import (
     TagListSerializer,
 )
 from portal.arxiv_ids import PaperNotFound, requested_paper
+from portal.record_params import record_filters_from
 
-MAX_PAGE = 10_000
 RECORD_ARXIV_ID = OpenApiParameter(
     "arxiv_id",
     OpenApiTypes.STR,
@@ -89,36 +88,11 @@ def _save(request: Request, paper: Paper, data: dict) -> tuple[Record, bool]:
 
 
 def _filters(request: Request) -> tuple[RecordFilters, int]:
-    params = request.query_params
-    filters = RecordFilters()
-    tag = params.get("tag", "").strip()
-    if tag:
-        found = [t for t, _count in record_counts(user=request.user).by_tag if t.name.casefold() == tag.casefold()]
-        if not found:
-            raise ParameterError({"tag": [_("You have no tag of this name.")]})
-        filters.tag = found[0].pk
-    state = params.get("state", "")
-    if state and state not in Record.State.values:
-        raise ParameterError({"state": [_("Use to_read, reading or read.")]})
-    filters.state = state or None
-    category = params.get("category", "").strip()
-    if category and not CATEGORY_CODE.match(category):
-        raise ParameterError({"category": [not_a_category_code(category)]})
-    filters.category = category or None
+    filters, page, refused = record_filters_from(request.query_params, record_counts(user=request.user).by_tag)
+    if refused:
+        raise ParameterError({name: [message] for name, message in refused.items()})
     filters.revised = bool_param(request, "revised", False)
-    filters.q = params.get("q", "").strip()
-    if len(filters.q) > MAX_QUERY_LENGTH:
-        raise ParameterError({"q": [_("A search has at most %(n)d characters.") % {"n": MAX_QUERY_LENGTH}]})
-    if "\x00" in filters.q:
-        raise ParameterError({"q": [_("This text holds a character that cannot be stored (NUL).")]})
-    sort = params.get("sort", "") or "saved"
-    if sort not in SORTS:
-        raise ParameterError({"sort": [_("Use saved, updated or title.")]})
-    filters.sort = sort
-    raw = params.get("page", "") or "1"
-    if not (raw.isascii() and raw.isdigit() and 1 <= int(raw) <= MAX_PAGE):
-        raise ParameterError({"page": [_("Give a page number from 1.")]})
-    return filters, int(raw)
+    return filters, page
 
 
 class RecordListView(APIView):

@@ -21,9 +21,6 @@ from django.views.decorators.http import require_GET, require_POST
 from accounts.models import Record, Tag
 from accounts.notes import render_note
 from accounts.record_selectors import (
-    MAX_QUERY_LENGTH,
-    SORTS,
-    RecordFilters,
     record_counts,
     record_get,
     record_page,
@@ -39,13 +36,12 @@ from accounts.records import (
     tag_merge,
     tag_rename,
 )
-from harvest.filters import CATEGORY_CODE, not_a_category_code
 from harvest.models import Paper
 from portal.arxiv_ids import PaperNotFound, requested_paper
+from portal.record_params import record_filters_from
 
 RECORDS_PAGE = 20
 _TAG_SEPARATORS = re.compile("[,;\uff0c\uff1b]")  # and their full-width forms
-MAX_PAGE = 10_000
 
 
 def split_tags(text: str) -> list[str]:
@@ -113,50 +109,12 @@ def record_save_view(request: HttpRequest, arxiv_id: str) -> HttpResponse:
     return response
 
 
-def _filters(request: HttpRequest, tags: list[tuple[Tag, int]]) -> tuple[RecordFilters, int, list[str]]:
-    errors: list[str] = []
-    filters = RecordFilters()
-    tag_name = request.GET.get("tag", "").strip()
-    if tag_name:
-        found = [tag for tag, _count in tags if tag.name.casefold() == tag_name.casefold()]
-        if found:
-            filters.tag = found[0].pk
-        else:
-            errors.append("tag: " + _("You have no tag of this name."))
-    state = request.GET.get("state", "")
-    if state:
-        if state in Record.State.values:
-            filters.state = state
-        else:
-            errors.append("state: " + _("Use to_read, reading or read."))
-    category = request.GET.get("category", "").strip()
-    if category and not CATEGORY_CODE.match(category):
-        errors.append("category: " + not_a_category_code(category))
-    else:
-        filters.category = category or None
-    filters.revised = request.GET.get("revised", "") in ("1", "true", "on")
-    filters.q = request.GET.get("q", "").strip()
-    if len(filters.q) > MAX_QUERY_LENGTH:
-        errors.append("q: " + _("A search has at most %(n)d characters.") % {"n": MAX_QUERY_LENGTH})
-    elif "\x00" in filters.q:
-        errors.append("q: " + _("This text holds a character that cannot be stored (NUL)."))
-    sort = request.GET.get("sort", "") or "saved"
-    if sort in SORTS:
-        filters.sort = sort
-    else:
-        errors.append("sort: " + _("Use saved, updated or title."))
-    raw_page = request.GET.get("page", "") or "1"
-    page = int(raw_page) if raw_page.isdigit() and 0 < int(raw_page) <= MAX_PAGE else 0
-    if not page:
-        errors.append("page: " + _("Give a page number from 1."))
-    return filters, page or 1, errors
-
-
 @login_required
 @require_GET
 def records(request: HttpRequest) -> HttpResponse:
     counts = record_counts(user=request.user)
-    filters, page, errors = _filters(request, counts.by_tag)
+    filters, page, refused = record_filters_from(request.GET, counts.by_tag)
+    errors = [f"{name}: {message}" for name, message in refused.items()]
     context: dict[str, Any] = {
         "counts": counts,
         "filters": filters,
@@ -190,7 +148,7 @@ def records(request: HttpRequest) -> HttpResponse:
 @require_POST
 def records_bulk(request: HttpRequest) -> HttpResponse:
     """Tag, set the state of, or remove the selected records (the user's own only)."""
-    ids = [int(pk) for pk in request.POST.getlist("record") if pk.isdigit() and len(pk) < 19]
+    ids = [int(pk) for pk in request.POST.getlist("record") if pk.isdecimal() and len(pk) < 19]
     action = request.POST.get("bulk", "")
     back = _next(request, "/records/")
     if not ids:
@@ -219,7 +177,7 @@ def tag_edit(request: HttpRequest) -> HttpResponse:
     """Rename one of the user's tags, merge it into another, or delete it
     (one form for all the tags: a form per tag made the page heavy)."""
     raw = request.POST.get("tag", "")
-    tag = Tag.objects.filter(user=request.user, pk=int(raw)).first() if raw.isdigit() and len(raw) < 19 else None
+    tag = Tag.objects.filter(user=request.user, pk=int(raw)).first() if raw.isdecimal() and len(raw) < 19 else None
     if tag is None:
         raise Http404(_("No such tag."))
     action = request.POST.get("action", "")
@@ -228,7 +186,7 @@ def tag_edit(request: HttpRequest) -> HttpResponse:
             tag_rename(user=request.user, tag_id=tag.pk, name=request.POST.get("name", ""))
         elif action == "merge":
             into = request.POST.get("into", "")
-            if not into.isdigit() or len(into) > 18:
+            if not into.isdecimal() or len(into) > 18:
                 raise RecordError("into", _("Choose the tag to merge into."))
             tag_merge(user=request.user, tag_id=tag.pk, into_id=int(into))
         elif action == "delete":

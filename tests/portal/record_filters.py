@@ -7,6 +7,7 @@ BAD_FILTERS = (
     ("state=x", "state"),
     ("sort=x", "sort"),
     ("page=0", "page"),
+    ("page=%C2%B2", "page"),  # a digit to str.isdigit, not to int()
     ("category=cs.LG%00", "category"),
     ("category=not+a+code", "category"),
     ("q=a%00b", "q"),
