@@ -38,7 +38,7 @@ def _custom_id(reading_id: int) -> str:
 
 def _reading_id(custom_id: str) -> int | None:
     prefix, _, number = custom_id.partition("-")
-    return int(number) if prefix == "reading" and number.isdigit() else None
+    return int(number) if prefix == "reading" and number.isdecimal() else None
 
 
 def _release(reading_ids: list[int], *, error: str) -> None:

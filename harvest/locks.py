@@ -37,7 +37,7 @@ def _holder_is_gone(owner: str) -> bool:
     """True when the holder ran on this host and its process has exited."""
     host, _, rest = owner.partition(":")
     pid_text = rest.partition(":")[0]
-    if host != socket.gethostname() or not pid_text.isdigit():
+    if host != socket.gethostname() or not pid_text.isdecimal():
         return False
     try:
         os.kill(int(pid_text), 0)

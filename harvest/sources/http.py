@@ -63,7 +63,7 @@ def _retry_after_seconds(value: str | None) -> float | None:
     if not value:
         return None
     value = value.strip()
-    if value.isdigit():
+    if value.isdecimal():
         return float(value)
     try:
         when = parsedate_to_datetime(value)
@@ -82,7 +82,7 @@ def read_capped(response: requests.Response, *, max_bytes: int, deadline_at: flo
     `max_bytes` decoded or still arriving after the deadline."""
     where = response.url.split("?")[0]
     declared = response.headers.get("Content-Length", "")
-    if declared.isdigit() and "Content-Encoding" not in response.headers and int(declared) > max_bytes:
+    if declared.isdecimal() and "Content-Encoding" not in response.headers and int(declared) > max_bytes:
         raise TransientError(f"reply from {where} is {int(declared):,} bytes, over the limit of {max_bytes:,}")
     chunks: list[bytes] = []
     size = 0

@@ -92,7 +92,7 @@ def parse_raw_record(metadata: etree._Element) -> PaperRecord:
     versions = []
     for element in metadata.iterchildren(_VERSION):
         label = element.get("version", "")
-        if not label.startswith("v") or not label[1:].isdigit():
+        if not label.startswith("v") or not label[1:].isdecimal():
             raise MalformedRecord(f"{arxiv_id}: bad version label {label!r}")
         fields = _first_texts(element)
         versions.append(

@@ -90,7 +90,7 @@ def _versions(arxiv_id: str, raw: object) -> list[VersionRecord]:
     versions = []
     for item in raw:
         label = item.get("version", "") if isinstance(item, dict) else ""
-        if not label.startswith("v") or not label[1:].isdigit():
+        if not label.startswith("v") or not label[1:].isdecimal():
             raise MalformedRecord(f"{arxiv_id}: bad version label {label!r}")
         versions.append(VersionRecord(number=int(label[1:]), submitted=_created(item.get("created"))))
     return versions

@@ -18,7 +18,7 @@ for _name, _rate in (
     ("PAPERTRAIL_API_USER_RATE", PAPERTRAIL_API_USER_RATE),
 ):
     _count, _slash, _period = _rate.partition("/")
-    if not (_count.isdigit() and int(_count) > 0 and _period in _RATE_PERIODS):
+    if not (_count.isdecimal() and int(_count) > 0 and _period in _RATE_PERIODS):
         raise ImproperlyConfigured(f"{_name}={_rate!r} is not a rate like 120/min")
 REST_FRAMEWORK = {
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",

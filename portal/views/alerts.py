@@ -71,7 +71,7 @@ def feed_rotate(request: HttpRequest) -> HttpResponse:
 @require_POST
 def resubscribe(request: HttpRequest) -> HttpResponse:
     raw = request.POST.get("follow", "")
-    if raw and not raw.isdigit():
+    if raw and not raw.isdecimal():
         raise Http404(_("No such follow."))
     follow_id = int(raw) if raw else None
     if follow_id is not None and not Follow.objects.filter(user=request.user, pk=follow_id).exists():
@@ -93,7 +93,7 @@ def address_retry(request: HttpRequest) -> HttpResponse:
 @require_POST
 def weekly_day(request: HttpRequest) -> HttpResponse:
     raw = request.POST.get("weekly_day", "")
-    if not raw.isdigit() or int(raw) not in AlertSettings.Weekday.values:
+    if not raw.isdecimal() or int(raw) not in AlertSettings.Weekday.values:
         messages.error(request, _("weekly_day: choose a weekday from Monday to Friday."))
         return redirect(reverse("accounts:me") + "#delivery")
     alert_weekly_day_set(user=request.user, weekday=int(raw))

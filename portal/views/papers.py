@@ -27,7 +27,7 @@ def page_size(request: HttpRequest) -> int:
     raw = request.GET.get("size", "")
     if not raw:
         return DEFAULT_PAGE_SIZE
-    if raw.isdigit() and int(raw) in PAGE_SIZES:
+    if raw.isdecimal() and int(raw) in PAGE_SIZES:
         return int(raw)
     raise ValueError(
         _("size: use one of %(sizes)s papers per page.") % {"sizes": ", ".join(str(n) for n in PAGE_SIZES)}
@@ -108,7 +108,7 @@ def _owner_record(request: HttpRequest, detail) -> dict:
     if record is None:
         return context
     raw_since = request.GET.get("since", "")
-    since = int(raw_since) if raw_since.isdigit() and len(raw_since) < 5 else record.last_read_version
+    since = int(raw_since) if raw_since.isdecimal() and len(raw_since) < 5 else record.last_read_version
     by_number = {v.number: v for v in detail.versions}
     if since and since < paper.latest_version and since in by_number and paper.latest_version in by_number:
         context["since_change"] = version_change(by_number[since], by_number[paper.latest_version])

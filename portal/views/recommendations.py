@@ -34,7 +34,7 @@ def recommended(request: HttpRequest) -> HttpResponse:
     tag_id = None
     raw_tag = request.GET.get("tag", "")
     if raw_tag:
-        if not raw_tag.isdigit() or int(raw_tag) not in {tag.pk for tag in status.tags}:
+        if not raw_tag.isdecimal() or int(raw_tag) not in {tag.pk for tag in status.tags}:
             raise Http404(_("No such tag."))
         tag_id = int(raw_tag)
     entries = recommendations_for_user(request.user, PAGE, tag_id=tag_id) if status.ready else []

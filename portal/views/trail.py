@@ -58,7 +58,7 @@ def trail(request: HttpRequest) -> HttpResponse:
     follow_id = None
     raw_follow = request.GET.get("follow", "")
     if raw_follow:
-        if not raw_follow.isdigit():
+        if not raw_follow.isdecimal():
             return _bad_request(request, context, "follow", _("Give a follow's number."))
         follow_id = int(raw_follow)
         if follow_id not in {follow.pk for follow in follows}:
@@ -82,7 +82,7 @@ def trail(request: HttpRequest) -> HttpResponse:
     for card, entry in zip(cards, page.entries, strict=True):
         card.highlight = _highlight_terms(entry)
     undo = None
-    if request.GET.get("undo", "").isdigit():
+    if request.GET.get("undo", "").isdecimal():
         undo = trail_item_get(user=request.user, item_id=int(request.GET["undo"]))
         undo = undo if undo is not None and undo.dismissed else None
     context.update(
