@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 from accounts.models import AlertSettings, Follow, TrailItem, TrailMatch, User
+from accounts.trail_delivery import trail_catch_up
 from digests.selectors import readings_for_versions
 from harvest.models import Paper
 
@@ -77,6 +78,7 @@ def feed_state(*, secret: str, follow_id: int | None, size: int) -> FeedState | 
         follow = Follow.objects.filter(user=user, pk=follow_id).first()
         if follow is None:
             return None
+    trail_catch_up(user=user)
     rows = _rows(user, follow, size)
     digest = hashlib.sha256(f"{user.language}|{follow.name if follow else ''}".encode())
     for paper_id, _version_id, number, kind, event_at in rows:

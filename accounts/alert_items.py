@@ -15,6 +15,7 @@ from django.urls import reverse
 
 from accounts.alert_links import absolute, unsubscribe_url
 from accounts.models import AlertMail, AlertMailItem, Follow, TrailMatch, User
+from accounts.trail_delivery import trail_catch_up_users
 from digests.selectors import readings_for_versions
 from harvest.models import Paper, Version
 
@@ -86,6 +87,7 @@ def record_items(*, mails: list[AlertMail], frequency: str, now: datetime) -> di
     for mail_id in AlertMailItem.objects.filter(mail__in=older).values_list("mail_id", flat=True) if older else ():
         counts[mail_id] += 1
     fresh = [mail for mail in mails if not counts[mail.pk]]
+    trail_catch_up_users(user_ids=[mail.user_id for mail in fresh], wait=True)
     if fresh and connection.vendor == "postgresql":
         for mail_id in _insert_items_sql(fresh, frequency, now):
             counts[mail_id] += 1

@@ -15,6 +15,7 @@ from django.db import connection
 from django.db.models import Exists, OuterRef, Q, QuerySet
 
 from accounts.authors import author_ids_for
+from accounts.definition_matches import record_definition_matches
 from accounts.facts import filters_matcher, is_fulltext, paper_events, sql_query_matcher
 from accounts.matching import DayIndex, ExclusionSpec, FollowSpec, match_follows
 from accounts.models import Exclusion, Follow
@@ -67,24 +68,27 @@ def day_index(version_ids: Iterable[int]) -> DayIndex:
 
 
 def match_versions(*, version_ids: Iterable[int], follow_ids: list[int] | None = None) -> TrailWriteResult:
-    """Match new versions against every unmuted follow (or these ones) and
-    record the matches in the trail."""
+    """Match new versions against every unmuted follow, or these ones.
+
+    Every follow (a harvest's batch): each follow definition once, its matches
+    recorded for the users' trails to take when next read (`hits` counts those
+    matches); and the revisions of saved papers, into the savers' trails.
+    These follows (a back-fill): straight into their users' cards."""
     index = day_index(version_ids)
     if not index.papers:
         return TrailWriteResult()
-    specs = follow_specs(follow_ids=follow_ids)
-    users = None
-    if follow_ids is not None:
-        users = set(Follow.objects.filter(id__in=follow_ids).values_list("user_id", flat=True))
-    result = trail_record_hits(hits=match_follows(index, specs, exclusion_specs(user_ids=users)))
     if follow_ids is None:
-        # Every follow's batch also brings the revisions of saved papers (a
-        # follow's back-fill does not: the records are not its to replay).
+        result = TrailWriteResult(hits=record_definition_matches(index))
+        # A follow's back-fill does not bring saved papers' revisions: the
+        # records are not its to replay.
         saved = record_revisions_to_trail(events=index.papers)
         result.created += saved.created
         result.updated += saved.updated
         result.reopened += saved.reopened
-    return result
+        return result
+    users = set(Follow.objects.filter(id__in=follow_ids).values_list("user_id", flat=True))
+    specs = follow_specs(follow_ids=follow_ids)
+    return trail_record_hits(hits=match_follows(index, specs, exclusion_specs(user_ids=users)))
 
 
 # --- one follow over a window of the past -------------------------------------------

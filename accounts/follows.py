@@ -18,7 +18,8 @@ from accounts.follow_matching import follow_backfill, window_events
 from accounts.follow_values import compile_value
 from accounts.matching import DayIndex, ExclusionSpec
 from accounts.models import Exclusion, Follow, TrailItem, TrailMatch, User
-from accounts.trail import drop_follow_matches
+from accounts.trail import drop_follow_matches, lock_trail
+from accounts.trail_delivery import trail_catch_up
 from harvest.models import Paper
 
 DEFAULT_MAX_FOLLOWS = 200
@@ -72,6 +73,7 @@ def follow_create(
     clean_value, compiled = compile_value(kind, value)
     # The user's row is the lock that keeps two concurrent creations under the limit.
     User.objects.select_for_update().filter(pk=user.pk).first()
+    _trail_up_to_date(user)
     limit = max_follows()
     if Follow.objects.filter(user=user).count() >= limit:
         raise ValidationError({"follows": _("At most %(limit)d follows; remove one first.") % {"limit": limit}})
@@ -90,6 +92,15 @@ def follow_create(
     )
     follow_backfill(follow=follow, since=now - timedelta(days=backfill_days()))
     return follow
+
+
+def _trail_up_to_date(user: User) -> None:
+    """Before a change of what the user follows: the matches recorded so far
+    are made into cards under the old follows (accounts.trail_delivery), so
+    that they are never applied under the new ones. The writers' lock is
+    taken alone first: the change's back-fill writes the trail too."""
+    lock_trail()
+    trail_catch_up(user=user, wait=True)
 
 
 @transaction.atomic
@@ -124,6 +135,7 @@ def follow_update(
     follow.updated_at = now
     follow.save()
     if tuple(getattr(follow, f) for f in MATCHING_FIELDS) != before:
+        _trail_up_to_date(follow.user)
         drop_follow_matches(follow_id=follow.pk, only_unread=True)
         follow_backfill(follow=follow, since=now - timedelta(days=backfill_days()))
     return follow
@@ -217,6 +229,7 @@ def exclusion_create(*, user: User, kind: str, value: str) -> Exclusion:
         raise ValidationError({"kind": _("Exclude a category or a query.")})
     if Exclusion.objects.filter(user=user, kind=kind, value=text).exists():
         raise ValidationError({"value": _("%(value)s is already excluded.") % {"value": text}})
+    _trail_up_to_date(user)
     exclusion = Exclusion.objects.create(user=user, kind=kind, value=text, compiled=compiled)
     _drop_excluded_unread(user=user, spec=ExclusionSpec(kind, compiled))
     return exclusion

@@ -108,7 +108,13 @@ class DayIndex:
                 self.postings[lexeme].add(index)
 
     # --- one follow definition: paper index -> reason -----------------------
-    def evaluate(self, kind: str, compiled: Mapping[str, Any], cross_lists: bool = True) -> dict[int, dict[str, Any]]:
+    def evaluate(
+        self, kind: str, compiled: Mapping[str, Any], cross_lists: bool = True, *, remember: bool = True
+    ) -> dict[int, dict[str, Any]]:
+        """`remember=False` for a caller that asks each definition once (the
+        definitions' matches): memory then stays flat."""
+        if not remember:
+            return getattr(self, f"_{kind}")(compiled, cross_lists)
         key = (kind, json.dumps(compiled, sort_keys=True), cross_lists)
         found = self._memo.get(key)
         if found is None:

@@ -14,6 +14,7 @@ from django.utils import timezone
 
 from accounts.models import Exclusion, Follow, Record, RecordTag, Tag, TrailItem, User
 from accounts.record_files import ExportItem, bibtex, csljson, ris
+from accounts.trail_delivery import trail_catch_up
 from harvest.models import Paper
 
 CITATION_FORMATS = {"bibtex": bibtex.write, "ris": ris.write, "csljson": csljson.write}
@@ -211,6 +212,7 @@ def _follow_rows(user: User) -> list[dict]:
 
 
 def _trail_rows(user: User) -> list[dict]:
+    trail_catch_up(user=user)
     rows = (
         TrailItem.objects.filter(user=user)
         .order_by("-latest_event_at", "-id")

@@ -1,5 +1,9 @@
 """Reads for accounts: the trail, its unread counts, a user's follows and
-exclusions, and author candidates for a new author follow."""
+exclusions, and author candidates for a new author follow.
+
+A read of the trail or its counts first makes the user's cards from the
+follow definitions' matches recorded since the last read
+(accounts.trail_delivery): that is when category follows reach a trail."""
 
 from __future__ import annotations
 
@@ -12,6 +16,7 @@ from django.db.models import Count, Q, QuerySet
 
 from accounts.authors import AuthorCandidate, author_candidates
 from accounts.models import Exclusion, Follow, TrailItem, TrailMatch, User
+from accounts.trail_delivery import trail_catch_up
 from harvest.models import Paper, Version
 
 __all__ = [
@@ -100,6 +105,7 @@ def trail_page(
     time and id, so a page is stable while events arrive: a card that gets a
     new event moves to the top instead of shifting the pages after it)."""
     size = max(1, min(size, MAX_PAGE))
+    trail_catch_up(user=user)
     if follow_id is not None:
         rows = TrailMatch.objects.filter(follow_id=follow_id, user=user)
         rows = rows.filter(unread=True) if unread_only else rows.filter(item__dismissed=False)
@@ -167,6 +173,7 @@ class UnreadCounts:
 
 def trail_unread_total(*, user: User) -> int:
     """Unread cards in all: one index-only count (the navigation's number)."""
+    trail_catch_up(user=user)
     return TrailItem.objects.filter(user=user, unread=True, dismissed=False).count()
 
 

@@ -11,9 +11,20 @@ from accounts.follow_matching import match_versions
 
 @shared_task(name="accounts.match_new_versions")
 def match_new_versions(version_ids: list[int]) -> str:
-    """Match a harvest page's new versions against every follow."""
+    """Match a harvest page's new versions against every follow definition."""
     result = match_versions(version_ids=version_ids)
-    return f"{result.hits} matches: {result.created} new cards, {result.updated} updated, {result.reopened} reopened"
+    return (
+        f"{result.hits} definition matches; saved papers: {result.created} new cards, "
+        f"{result.updated} updated, {result.reopened} reopened"
+    )
+
+
+@shared_task(name="accounts.prune_definition_matches")
+def prune_definition_matches_task() -> str:
+    """Drop follow definitions' matches past their retention."""
+    from accounts.definition_matches import prune_definition_matches
+
+    return f"{prune_definition_matches()} definition matches dropped"
 
 
 @shared_task(name="accounts.send_alerts")

@@ -39,11 +39,20 @@ class TrailWriteResult:
     skipped: int = 0
 
 
-def lock_trail() -> None:
-    """Take the trail writers' lock (until the transaction ends)."""
-    if connection.vendor == "postgresql":
-        with connection.cursor() as cursor:
-            cursor.execute("SELECT pg_advisory_xact_lock(%s)", [_LOCK_KEY])
+def lock_trail(*, shared: bool = False, wait: bool = True) -> bool:
+    """Take the trail writers' lock (until the transaction ends); `shared` for
+    a writer of one user's cards that holds that user's own lock
+    (accounts.trail_delivery), so that users are written side by side. Not
+    `wait`ing: False when another transaction holds it."""
+    if connection.vendor != "postgresql":
+        return True
+    mode = "_shared" if shared else ""
+    with connection.cursor() as cursor:
+        if wait:
+            cursor.execute(f"SELECT pg_advisory_xact_lock{mode}(%s)", [_LOCK_KEY])
+            return True
+        cursor.execute(f"SELECT pg_try_advisory_xact_lock{mode}(%s)", [_LOCK_KEY])
+        return bool(cursor.fetchone()[0])
 
 
 def _user_chunks(hits: Iterable[Hit], users: int) -> Iterator[list[Hit]]:
@@ -59,7 +68,7 @@ def _user_chunks(hits: Iterable[Hit], users: int) -> Iterator[list[Hit]]:
         yield chunk
 
 
-def hits_writer() -> Callable[[Iterable[Hit]], TrailWriteResult]:
+def hits_writer() -> Callable[..., TrailWriteResult]:
     """COPY and set-based statements on PostgreSQL, the ORM elsewhere (the
     same card rules; tests/accounts/test_trail_writers.py holds them equal)."""
     if connection.vendor == "postgresql":
@@ -69,17 +78,18 @@ def hits_writer() -> Callable[[Iterable[Hit]], TrailWriteResult]:
     return write_hits_orm
 
 
-def trail_record_hits(*, hits: Iterable[Hit]) -> TrailWriteResult:
-    """Record hits (grouped by user, as match_follows yields them) into cards."""
-    return hits_writer()(hits)
+def trail_record_hits(*, hits: Iterable[Hit], shared: bool = False) -> TrailWriteResult:
+    """Record hits (grouped by user, as match_follows yields them) into cards;
+    `shared` as lock_trail's."""
+    return hits_writer()(hits, shared=shared)
 
 
-def write_hits_orm(hits: Iterable[Hit], *, user_chunk: int = USER_CHUNK) -> TrailWriteResult:
+def write_hits_orm(hits: Iterable[Hit], *, user_chunk: int = USER_CHUNK, shared: bool = False) -> TrailWriteResult:
     """The ORM path: one transaction per chunk of users."""
     result = TrailWriteResult()
     for chunk in _user_chunks(hits, user_chunk):
         with transaction.atomic():
-            lock_trail()
+            lock_trail(shared=shared)
             _write_chunk(chunk, result)
     return result
 
@@ -192,10 +202,20 @@ def sync_matches(*, item_ids: list[int]) -> None:
 
 
 # --- the reader's marks ----------------------------------------------------------
+def _catch_up(user: User) -> None:
+    """A mark applies to the cards of every match recorded so far, made first:
+    a paper opened from the library right after a harvest is read, not a new
+    unread card on the next page."""
+    from accounts.trail_delivery import trail_catch_up  # it writes through this module
+
+    trail_catch_up(user=user)
+
+
 @transaction.atomic
 def trail_mark_read(*, user: User, item_ids: Iterable[int] | None = None, up_to: datetime | None = None) -> int:
     """Mark cards read: these ones, or every card whose event is at or before
     `up_to`, or (neither given) the whole trail. Returns how many were unread."""
+    _catch_up(user)
     items = TrailItem.objects.filter(user=user, unread=True)
     if item_ids is not None:
         items = items.filter(id__in=list(item_ids))
@@ -210,6 +230,7 @@ def trail_mark_read(*, user: User, item_ids: Iterable[int] | None = None, up_to:
 
 def trail_mark_read_papers(*, user: User, paper_ids: Iterable[int]) -> int:
     """Mark the user's unread cards of these papers read (the paper was opened)."""
+    _catch_up(user)
     cards = TrailItem.objects.filter(user=user, paper_id__in=list(paper_ids), unread=True)
     ids = list(cards.values_list("id", flat=True))
     return trail_mark_read(user=user, item_ids=ids) if ids else 0

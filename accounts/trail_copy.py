@@ -121,7 +121,7 @@ def _step(name: str, mark: float) -> float:
 _COUNTS = "SELECT action, count(*) FROM trail_cards GROUP BY action"
 
 
-def _text(value: Any) -> str:
+def copy_text(value: Any) -> str:
     """A value as a field of COPY's text format."""
     if value is None:
         return "\\N"
@@ -143,11 +143,11 @@ class _ReasonText:
         if found is None or found[0] is not reason:
             if len(self._texts) >= _REASON_CACHE:
                 self._texts.clear()
-            found = self._texts[id(reason)] = (reason, _text(json.dumps(reason, ensure_ascii=False)))
+            found = self._texts[id(reason)] = (reason, copy_text(json.dumps(reason, ensure_ascii=False)))
         return found[1]
 
 
-def write_hits_copy(hits: Iterable[Hit], *, user_chunk: int = COPY_USER_CHUNK) -> Any:
+def write_hits_copy(hits: Iterable[Hit], *, user_chunk: int = COPY_USER_CHUNK, shared: bool = False) -> Any:
     """Record hits (grouped by user, as match_follows yields them) into the
     trail: COPY per chunk of users, then the merge. Every hit of one paper
     carries that paper's one event of the batch (as match_follows yields
@@ -161,7 +161,7 @@ def write_hits_copy(hits: Iterable[Hit], *, user_chunk: int = COPY_USER_CHUNK) -
     sequence = _item_sequence()
     while (first := next(stream, None)) is not None:
         with transaction.atomic():
-            lock_trail()
+            lock_trail(shared=shared)
             with connection.cursor() as cursor:
                 cursor.execute("SET LOCAL work_mem = '64MB'")
                 cursor.execute(_TEMPORARY)

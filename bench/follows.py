@@ -13,13 +13,13 @@ postgres://postgres@127.0.0.1:5432/papertrail_bench). How each figure is taken:
   `--keep`.
 - the day: the library's newest `--new` first versions and `--revisions`
   later versions (by discovered_at), as one harvest's batch.
-- matching: in a child process (the Celery task's code path:
-  accounts.follow_matching's day_index, follow_specs, exclusion_specs,
-  match_follows and the trail writer), wall time of the whole, of building
-  the day's index (included in the whole), ru_maxrss of the process after
-  the timed run, and the pure matcher on its own (a second pass afterwards
-  that only counts hits, its index built afresh and included); the trail
-  tables are then ANALYZEd, as autovacuum would.
+- matching: in a child process, the Celery task's code path
+  (accounts.follow_matching.match_versions: each distinct follow definition
+  evaluated once against the day's index, its matches written by COPY):
+  wall time, ru_maxrss of the process, then ANALYZE of the matches.
+- the first read after the day: for each of 30 readers spread over the ids,
+  accounts.trail_delivery.trail_catch_up (the reader's cards made from the
+  day's definition matches) and the first page, once a reader.
 - the trail, its unread counts and the preview: in process through the
   selectors and services the pages call (accounts.selectors.trail_page and
   trail_unread_counts, accounts.follows.follow_preview; no view, template or
@@ -56,29 +56,23 @@ def day_versions(new: int, revisions: int) -> list[int]:
 
 
 def child_match(new: int, revisions: int) -> dict:
-    """The matching task's work for the day, timed in this (child) process."""
+    """The matching task's work for the day (accounts.follow_matching.
+    match_versions: every follow definition once, its matches recorded),
+    timed in this (child) process."""
     from django.db import connection
 
-    from accounts.follow_matching import day_index, exclusion_specs, follow_specs
-    from accounts.matching import match_follows
-    from accounts.trail import trail_record_hits
+    from accounts.follow_matching import day_index, match_versions
 
     version_ids = day_versions(new, revisions)
     started = time.perf_counter()
-    index = day_index(version_ids)
-    indexed = time.perf_counter() - started
-    result = trail_record_hits(hits=match_follows(index, follow_specs(), exclusion_specs()))
+    result = match_versions(version_ids=version_ids)
     seconds = time.perf_counter() - started
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-    from accounts.trail_copy import STEP_SECONDS
-
-    # The matcher alone, after the timed run (its peak memory is not the
-    # figure's): a fresh index, the hits only counted.
-    mark = time.perf_counter()
-    counted = sum(1 for _ in match_follows(day_index(version_ids), follow_specs(), exclusion_specs()))
-    matcher = time.perf_counter() - mark
     with connection.cursor() as cursor:
-        cursor.execute("ANALYZE accounts_trailitem, accounts_trailmatch")
+        cursor.execute("ANALYZE accounts_definitionmatch")
+    mark = time.perf_counter()
+    index = day_index(version_ids)
+    indexed = time.perf_counter() - mark
     kinds = [paper.kind for paper in index.papers]
     return {
         "versions": len(version_ids),
@@ -87,16 +81,33 @@ def child_match(new: int, revisions: int) -> dict:
         "revised_papers": kinds.count("revision"),
         "seconds": seconds,
         "index_seconds": indexed,
-        "matcher_only_seconds": matcher,
-        "write_steps_seconds": {name: round(value, 2) for name, value in STEP_SECONDS.items()},
-        "hits": result.hits,
-        "hits_counted_by_matcher": counted,
-        "cards_created": result.created,
-        "cards_updated": result.updated,
-        "cards_reopened": result.reopened,
-        "skipped": result.skipped,
+        "definition_matches": result.hits,
+        "saved_papers_cards": result.created + result.updated + result.reopened,
         "peak_rss_mib": round(peak / 1024, 1),
     }
+
+
+def measure_catch_up(users: list) -> dict:
+    """Each sampled reader's first read of the trail after the day: the cards
+    made from the day's definition matches (accounts.trail_delivery), then the
+    first page; one call a reader (a second finds nothing new)."""
+    from accounts.selectors import trail_page
+    from accounts.trail_delivery import trail_catch_up
+
+    catch_up, first_page, cards = [], [], []
+    for user in users:
+        started = time.perf_counter()
+        result = trail_catch_up(user=user)
+        mark = time.perf_counter()
+        trail_page(user=user)
+        catch_up.append((mark - started) * 1000)
+        first_page.append((time.perf_counter() - started) * 1000)
+        cards.append(result.created)
+    return {"readers": len(users), "catch_up_p50_ms": percentile(catch_up, 0.5),
+            "catch_up_p95_ms": percentile(catch_up, 0.95), "catch_up_max_ms": max(catch_up, default=0),
+            "with_first_page_p50_ms": percentile(first_page, 0.5),
+            "with_first_page_p95_ms": percentile(first_page, 0.95),
+            "cards_per_reader_mean": round(sum(cards) / max(1, len(cards)), 1)}  # fmt: skip
 
 
 def _timed(call, arguments: list, runs: int) -> dict:
@@ -118,17 +129,24 @@ def _timed(call, arguments: list, runs: int) -> dict:
             "max_ms": max(timings), "runs": runs, "statuses": [200], "queries": len(queries)}  # fmt: skip
 
 
-def readers(count: int) -> list[tuple]:
-    """(user, their follow with most matches) of readers spread evenly over the bench users that hold cards."""
-    from django.db.models import Count
-
-    from accounts.models import TrailMatch, User
+def sampled_users(count: int) -> list:
+    """Readers spread evenly over the bench users."""
+    from accounts.models import User
     from bench.follows_data import USER_PREFIX
 
     users = list(User.objects.filter(username__startswith=USER_PREFIX).order_by("id"))
     step = max(1, len(users) // count)
+    return users[::step][:count]
+
+
+def readers(users: list) -> list[tuple]:
+    """(user, their follow with most matches) of these users that hold cards."""
+    from django.db.models import Count
+
+    from accounts.models import TrailMatch
+
     chosen = []
-    for user in users[::step][:count]:
+    for user in users:
         busiest = (
             TrailMatch.objects.filter(user=user).values("follow_id").annotate(n=Count("id")).order_by("-n").first()
         )
@@ -234,8 +252,16 @@ def run_follows(url: str, meta: dict, args: argparse.Namespace) -> dict:
     matching = json.loads(done.stdout.strip().splitlines()[-1])
     matching["meets_target"] = matching["seconds"] <= MATCHING_TARGET_SECONDS
     matching["target_seconds"] = MATCHING_TARGET_SECONDS
-    print(f"  follows matching: {matching['seconds']:.1f} s, {matching['hits']:,} hits", file=sys.stderr, flush=True)
+    print(f"  follows matching: {matching['seconds']:.1f} s, {matching['definition_matches']:,} definition matches",
+          file=sys.stderr, flush=True)  # fmt: skip
+    users = sampled_users(READERS_SAMPLED)
+    catch_up = measure_catch_up(users)
+    print(f"  follows catch-up: p95 {catch_up['catch_up_p95_ms']:.0f} ms, "
+          f"{catch_up['cards_per_reader_mean']:,} cards a reader", file=sys.stderr, flush=True)  # fmt: skip
     with connection.cursor() as cursor:
+        cursor.execute("ANALYZE accounts_trailitem, accounts_trailmatch")
+        cursor.execute("SELECT pg_total_relation_size('accounts_definitionmatch')")
+        matching["definition_matches_mib"] = round(cursor.fetchone()[0] / 2**20, 1)
         cursor.execute("SELECT count(*) FROM accounts_trailitem")
         items = cursor.fetchone()[0]
         cursor.execute("SELECT count(*) FROM accounts_trailmatch")
@@ -244,7 +270,7 @@ def run_follows(url: str, meta: dict, args: argparse.Namespace) -> dict:
             "SELECT pg_total_relation_size('accounts_trailitem') + pg_total_relation_size('accounts_trailmatch')"
         )
         size = cursor.fetchone()[0]
-    picked = readers(READERS_SAMPLED)
+    picked = readers(users)
     results = measure_reads(args.follow_runs, picked, preview_values(meta))
     removed = None if args.keep else remove_bench_users()
     return {
@@ -252,6 +278,7 @@ def run_follows(url: str, meta: dict, args: argparse.Namespace) -> dict:
                     "distinct_definitions": drawn.distinct_definitions, "seed": args.follow_seed,
                     "build_seconds": round(built, 1)},
         "matching": matching,
+        "catch_up": catch_up,
         "trail_rows": {"items": items, "matches": matches, "size_mib": round(size / 2**20, 1),
                        "cards_per_reader": round(items / max(1, drawn.users), 1)},
         "readers_sampled": len(picked),
@@ -261,15 +288,19 @@ def run_follows(url: str, meta: dict, args: argparse.Namespace) -> dict:
 
 
 def lines(follows: dict) -> list[str]:
-    m, rows = follows["matching"], follows["trail_rows"]
+    m, rows, c = follows["matching"], follows["trail_rows"], follows["catch_up"]
     verdict = "yes" if m["meets_target"] else "NO"
     return [
         f"follows: {follows['readers']['users']:,} readers, {sum(follows['readers']['follows'].values()):,} follows; "
         f"day of {m['new_papers']:,} new and {m['revised_papers']:,} revised papers matched in {m['seconds']:.1f} s "
-        f"(target {m['target_seconds']} s: {verdict}): {m['hits']:,} hits, {m['cards_created']:,} cards; "
-        f"index {m['index_seconds']:.1f} s, matcher alone {m['matcher_only_seconds']:.1f} s; "
+        f"(target {m['target_seconds']} s: {verdict}): {m['definition_matches']:,} definition matches "
+        f"({m['definition_matches_mib']:,} MiB); index {m['index_seconds']:.1f} s; "
         f"matching process peak RSS {m['peak_rss_mib']} MiB",
-        f"trail after the day: {rows['items']:,} cards, {rows['matches']:,} matches, {rows['size_mib']:,} MiB",
+        f"a reader's first read after the day: catch-up p50 {c['catch_up_p50_ms']:.0f} / p95 "
+        f"{c['catch_up_p95_ms']:.0f} ms, with the first page p95 {c['with_first_page_p95_ms']:.0f} ms, "
+        f"{c['cards_per_reader_mean']:,} cards a reader ({c['readers']} readers)",
+        f"trail after the sampled readers' catch-up: {rows['items']:,} cards, {rows['matches']:,} matches, "
+        f"{rows['size_mib']:,} MiB",
     ]
 
 

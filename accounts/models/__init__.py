@@ -4,7 +4,7 @@ from accounts.models.alerts import AlertMail, AlertMailItem, AlertSettings, Aler
 from accounts.models.follows import Exclusion, Follow
 from accounts.models.recommendations import NotInterested, Recommendation, RecommenderModel, RecommenderProfile
 from accounts.models.records import Record, RecordSearch, RecordTag, Tag
-from accounts.models.trail import TrailItem, TrailMatch
+from accounts.models.trail import DefinitionMatch, TrailItem, TrailMatch
 from accounts.models.users import (
     DEFAULT_LANGUAGE,
     DEFAULT_TIME_ZONE,
@@ -22,6 +22,7 @@ __all__ = [
     "AlertSettings",
     "AlertUnsubscribe",
     "ApiToken",
+    "DefinitionMatch",
     "Exclusion",
     "Follow",
     "NotInterested",

@@ -99,3 +99,35 @@ class TrailMatch(models.Model):
 
     def __str__(self) -> str:
         return f"follow {self.follow_id} on item {self.item_id}"
+
+
+class DefinitionMatch(models.Model):
+    """One follow definition's match of a new version, recorded once however
+    many users follow that definition (thousands follow cs.LG); each user's
+    cards are made from these when their trail is next read
+    (accounts.trail_delivery). `definition` is accounts.definitions'
+    definition_key of the follow's (kind, compiled); `is_primary` is false
+    only for a category's cross-list."""
+
+    definition = models.BigIntegerField()
+    paper = models.ForeignKey(
+        "harvest.Paper", on_delete=models.DO_NOTHING, related_name="+", db_index=False, db_constraint=False
+    )
+    version = models.ForeignKey(
+        "harvest.Version", on_delete=models.DO_NOTHING, related_name="+", db_index=False, db_constraint=False
+    )
+    version_number = models.PositiveSmallIntegerField()
+    kind = models.CharField(max_length=16, choices=TrailItem.Kind.choices)
+    event_at = models.DateTimeField()
+    is_primary = models.BooleanField(default=True)
+    reason = models.JSONField(default=dict)
+    created_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        indexes = [
+            models.Index(fields=["definition", "id"], name="definitionmatch_def_idx"),
+            models.Index(fields=["created_at"], name="definitionmatch_created_idx"),
+        ]
+
+    def __str__(self) -> str:
+        return f"definition {self.definition} on paper {self.paper_id}"

@@ -33,6 +33,8 @@ class User(AbstractUser):
 
     language = models.CharField(max_length=8, choices=Language.choices, default=DEFAULT_LANGUAGE)
     time_zone = models.CharField(max_length=64, default=DEFAULT_TIME_ZONE, validators=[validate_time_zone])
+    # The last DefinitionMatch made into this user's cards (accounts.trail_delivery).
+    trail_through = models.BigIntegerField(default=0, db_default=0, editable=False)
 
 
 class ApiToken(models.Model):

@@ -125,6 +125,12 @@ CELERY_BEAT_SCHEDULE = {
         "schedule": ALERTS_SCHEDULE,
         "options": {"expires": ALERTS_SCHEDULE.expires(), "queue": "default"},
     },
+    # Follow definitions' matches past their retention (accounts.definition_matches).
+    "accounts-prune-definition-matches": {
+        "task": "accounts.prune_definition_matches",
+        "schedule": crontab_from("40 3 * * *"),
+        "options": {"expires": 3600, "queue": "default"},
+    },
     "harvest-search-index": {
         "task": "harvest.index_search",
         "schedule": crontab_from(SEARCH_INDEX_CRON),

@@ -12,6 +12,7 @@ from django.utils import timezone
 from accounts.follow_matching import match_versions
 from accounts.models import User
 from accounts.trail import TrailWriteResult
+from accounts.trail_delivery import trail_catch_up_users
 from harvest.records import PaperRecord
 from harvest.search_index import index_pending_papers
 from harvest.services import paper_upsert_many
@@ -31,7 +32,13 @@ def harvest(*records: PaperRecord, at: datetime | None = None, index: bool = Tru
     result = paper_upsert_many(records=list(records), now=at or ago(minutes=5))
     if index:
         index_pending_papers()
-    return match_versions(version_ids=result.created_version_ids)
+    matched = match_versions(version_ids=result.created_version_ids)
+    # What a read of each trail does first: the definitions' matches into cards.
+    delivered = trail_catch_up_users()
+    for name in ("created", "updated", "reopened", "skipped"):
+        setattr(matched, name, getattr(matched, name) + getattr(delivered, name))
+    matched.hits = delivered.hits
+    return matched
 
 
 @pytest.fixture

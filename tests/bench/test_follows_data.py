@@ -12,6 +12,7 @@ from django.utils import timezone
 
 from accounts.follows import follow_create
 from accounts.models import Exclusion, Follow, TrailItem, User
+from accounts.trail_delivery import trail_catch_up
 from bench import follows, follows_data
 from harvest.models import Author
 from tests.accounts.conftest import harvest, record
@@ -72,9 +73,12 @@ def test_the_day_is_matched_and_read_through_the_real_code(small_library):
     follows_data.build_follows(users=READERS, seed=5, library_seed=1)
     day = follows.child_match(new=40, revisions=40)
     assert day["papers"] == 40 and day["new_papers"] == 40
-    assert day["hits"] == day["hits_counted_by_matcher"] > 0 and day["cards_created"] > 0
-    assert day["peak_rss_mib"] > 0
-    picked = follows.readers(5)
+    assert day["definition_matches"] > 0 and day["peak_rss_mib"] > 0
+    assert not TrailItem.objects.exclude(user=reader).exists()  # the readers' cards are made when they read
+    users = follows.sampled_users(5)
+    first_read = follows.measure_catch_up(users)
+    assert first_read["readers"] == 5 and first_read["cards_per_reader_mean"] > 0
+    picked = follows.readers(users)
     assert len(picked) == 5
     results = follows.measure_reads(2, picked, [("category cs.LG", "category", {"code": "cs.LG"})])
     names = [r["name"] for r in results]
@@ -82,6 +86,7 @@ def test_the_day_is_matched_and_read_through_the_real_code(small_library):
     assert "follows preview: category cs.LG" in names
     assert all(r["in_process"]["runs"] == 2 and r["in_process"]["queries"] > 0 for r in results)
     # Removing the bench readers keeps everyone else's follows and cards.
+    trail_catch_up(user=reader)
     follows_data.remove_bench_users()
     assert not User.objects.filter(username__startswith=follows_data.USER_PREFIX).exists()
     assert not Exclusion.objects.exclude(user=reader).exists()
