@@ -7,16 +7,31 @@ from datetime import timedelta
 from celery import shared_task
 
 from accounts.follow_matching import match_versions
+from accounts.trail_delivery import digest_reader_chunks, trail_catch_up_users
 
 
 @shared_task(name="accounts.match_new_versions")
 def match_new_versions(version_ids: list[int]) -> str:
-    """Match a harvest page's new versions against every follow definition."""
+    """Match a harvest page's new versions against every follow definition,
+    then queue the cards of readers who get digests: the mail should not wait
+    for thousands of trails to be made at sending time."""
     result = match_versions(version_ids=version_ids)
+    readers = 0
+    if result.hits:
+        for user_ids in digest_reader_chunks():
+            deliver_trails.delay(user_ids)
+            readers += len(user_ids)
     return (
-        f"{result.hits} definition matches; saved papers: {result.created} new cards, "
-        f"{result.updated} updated, {result.reopened} reopened"
+        f"{result.hits} definition matches, {readers} digest readers' trails queued; saved papers: "
+        f"{result.created} new cards, {result.updated} updated, {result.reopened} reopened"
     )
+
+
+@shared_task(name="accounts.deliver_trails")
+def deliver_trails(user_ids: list[int]) -> str:
+    """Make these users' cards from the matches recorded since their last read."""
+    result = trail_catch_up_users(user_ids=user_ids)
+    return f"{len(user_ids)} trails: {result.created} new cards, {result.updated} updated, {result.reopened} reopened"
 
 
 @shared_task(name="accounts.prune_definition_matches")

@@ -8,7 +8,7 @@ rules as any other hits, so a card is the same whichever way it came.
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
 from django.db import connection, transaction
@@ -20,6 +20,7 @@ from accounts.models import DefinitionMatch, Exclusion, Follow, User
 from accounts.trail import TrailWriteResult, lock_trail, trail_record_hits
 
 _USER_LOCK_CLASS = 0x5054  # "PT": the two-key advisory locks of one user's delivery
+DELIVERY_CHUNK = 200  # digest readers per task: about 40 s of a worker's time
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,6 +76,25 @@ def trail_catch_up_users(*, user_ids: Iterable[int] | None = None, wait: bool = 
         for name in ("hits", "created", "updated", "reopened", "skipped"):
             setattr(total, name, getattr(total, name) + getattr(result, name))
     return total
+
+
+def digest_reader_chunks(*, size: int = DELIVERY_CHUNK) -> Iterator[list[int]]:
+    """Users with an unmuted follow delivered by email, `size` at a time."""
+    readers = (
+        Follow.objects.filter(muted=False)
+        .exclude(delivery=Follow.Delivery.TRAIL)
+        .order_by("user_id")
+        .values_list("user_id", flat=True)
+        .distinct()
+    )
+    chunk: list[int] = []
+    for user_id in readers.iterator(chunk_size=5000):
+        chunk.append(user_id)
+        if len(chunk) == size:
+            yield chunk
+            chunk = []
+    if chunk:
+        yield chunk
 
 
 def _lock_user(user_id: int) -> None:

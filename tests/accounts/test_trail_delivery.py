@@ -8,6 +8,7 @@ from datetime import timedelta
 
 import psycopg
 import pytest
+from celery.signals import after_task_publish
 from django.db import connection
 from django.utils import timezone
 
@@ -16,11 +17,13 @@ from accounts.follow_matching import match_versions
 from accounts.follows import exclusion_create, follow_create, follow_update
 from accounts.models import DefinitionMatch, TrailItem, User
 from accounts.selectors import trail_page, trail_unread_total
+from accounts.tasks import deliver_trails, match_new_versions
 from accounts.trail import _LOCK_KEY, trail_mark_read_papers
 from accounts.trail_delivery import trail_catch_up
 from harvest.models import Paper
 from harvest.search_index import index_pending_papers
 from harvest.services import paper_upsert_many
+from papertrail.celery import app
 from tests.accounts.conftest import ago, record
 
 pytestmark = pytest.mark.django_db
@@ -173,3 +176,27 @@ def test_a_paper_opened_before_its_card_was_made_is_read_when_the_card_is_made()
     assert trail_mark_read_papers(user=user, paper_ids=[paper.pk]) == 1
     assert trail_unread_total(user=user) == 1
     assert [e.paper.arxiv_id for e in trail_page(user=user, unread_only=True).entries] == ["2611.00002"]
+
+
+def test_digest_readers_trails_are_queued_after_the_matching_and_made_by_their_task():
+    digest, trail_only = readers(2)
+    follow(digest, "category", {"code": "cs.LG"}, delivery="daily")
+    follow(trail_only, "category", {"code": "cs.LG"})
+    stored = paper_upsert_many(records=[record("2611.00001")], now=ago(minutes=5))
+    index_pending_papers()
+    sent: list[dict] = []
+
+    def published(sender=None, headers=None, body=None, **kwargs) -> None:
+        sent.append({"task": headers["task"], "args": list(body[0])})
+
+    after_task_publish.connect(published, weak=False)
+    try:
+        match_new_versions(stored.created_version_ids)
+    finally:
+        after_task_publish.disconnect(published)
+        with app.connection_for_write() as conn:
+            conn.default_channel.queue_purge("default")
+    assert sent == [{"task": "accounts.deliver_trails", "args": [[digest.pk]]}]
+    deliver_trails(*sent[0]["args"])
+    assert cards(digest) == [("2611.00001", 1, "new")]
+    assert cards(trail_only) == []  # made when they read it
