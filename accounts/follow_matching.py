@@ -82,9 +82,8 @@ def match_versions(*, version_ids: Iterable[int], follow_ids: list[int] | None =
         # A follow's back-fill does not bring saved papers' revisions: the
         # records are not its to replay.
         saved = record_revisions_to_trail(events=index.papers)
-        result.created += saved.created
-        result.updated += saved.updated
-        result.reopened += saved.reopened
+        saved.hits = saved.skipped = 0  # counted as cards only, as before
+        result.add(saved)
         return result
     users = set(Follow.objects.filter(id__in=follow_ids).values_list("user_id", flat=True))
     specs = follow_specs(follow_ids=follow_ids)

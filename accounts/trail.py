@@ -38,6 +38,13 @@ class TrailWriteResult:
     reopened: int = 0
     skipped: int = 0
 
+    def add(self, other: TrailWriteResult) -> None:
+        self.hits += other.hits
+        self.created += other.created
+        self.updated += other.updated
+        self.reopened += other.reopened
+        self.skipped += other.skipped
+
 
 def lock_trail(*, shared: bool = False, wait: bool = True) -> bool:
     """Take the trail writers' lock (until the transaction ends); `shared` for

@@ -72,9 +72,7 @@ def trail_catch_up_users(*, user_ids: Iterable[int] | None = None, wait: bool = 
         user_ids = Follow.objects.order_by("user_id").values_list("user_id", flat=True).distinct()
     total = TrailWriteResult()
     for user in User.objects.filter(pk__in=list(user_ids)).order_by("pk").only("pk", "trail_through"):
-        result = trail_catch_up(user=user, wait=wait)
-        for name in ("hits", "created", "updated", "reopened", "skipped"):
-            setattr(total, name, getattr(total, name) + getattr(result, name))
+        total.add(trail_catch_up(user=user, wait=wait))
     return total
 
 

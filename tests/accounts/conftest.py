@@ -35,10 +35,9 @@ def harvest(*records: PaperRecord, at: datetime | None = None, index: bool = Tru
     matched = match_versions(version_ids=result.created_version_ids)
     # What a read of each trail does first: the definitions' matches into cards.
     delivered = trail_catch_up_users()
-    for name in ("created", "updated", "reopened", "skipped"):
-        setattr(matched, name, getattr(matched, name) + getattr(delivered, name))
-    matched.hits = delivered.hits
-    return matched
+    delivered.add(matched)  # the saved papers' cards
+    delivered.hits -= matched.hits  # hits: the readers', not the definitions' matches
+    return delivered
 
 
 @pytest.fixture
