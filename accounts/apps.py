@@ -1,4 +1,14 @@
+from importlib import import_module
+
 from django.apps import AppConfig
+
+# Each domain's reactions to signals, connected once the models are loaded.
+RECEIVERS = (
+    "accounts.trail.receivers",
+    "accounts.records.receivers",
+    "accounts.recommend.receivers",
+    "accounts.alerts.receivers",
+)
 
 
 class AccountsConfig(AppConfig):
@@ -6,5 +16,5 @@ class AccountsConfig(AppConfig):
     verbose_name = "Accounts"
 
     def ready(self) -> None:
-        from accounts import receivers  # noqa: F401 - connects the signal receivers
-        from accounts.recommend import receivers as recommend_receivers  # noqa: F401
+        for module in RECEIVERS:
+            import_module(module)

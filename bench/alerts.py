@@ -1,4 +1,4 @@
-"""The alerts bench: one announcement day's daily digests for 10,000 readers
+"""The alerts bench: one announcement day's daily alerts for 10,000 readers
 built and handed to a local SMTP server, and the private Atom feed, on the
 bench library.
 
@@ -11,11 +11,11 @@ Uses DATABASE_URL (the bench library bench/data.py built). How each figure is ta
   them, their follows and the day's trail by COPY, then ANALYZE (autovacuum
   is off on the bench server); earlier bench readers are removed first, and
   all of them at the end unless `--keep`.
-- digests: `send_alerts` for the daily frequency (accounts.alerts, the task's
+- alerts: `send_alerts` for the daily frequency (accounts.alerts, the task's
   and the command's code path) in a child process, its mails handed over
   SMTP to aiosmtpd's Sink (accepts and drops) in another process on
   loopback; wall time of the whole run and ru_maxrss of the child. It runs
-  twice, first for the first tenth of the readers, then (their digests
+  twice, first for the first tenth of the readers, then (their alerts
   removed) for all of them: memory flat in the number of users means the
   two peaks are about equal.
 - feeds: the whole trail's feed and one follow's feed of `--feed-runs`
@@ -50,10 +50,10 @@ def _listing_day():
 
 
 def child_send(limit: int | None) -> dict:
-    """The daily digests of the day, timed in this (child) process."""
+    """The daily alerts of the day, timed in this (child) process."""
     from django.db import connection
 
-    from accounts.alerts import send_alerts
+    from accounts.alerts.sending import send_alerts
     from bench.alerts_data import USER_PREFIX
 
     names = [f"{USER_PREFIX}{number:06d}" for number in range(limit)] if limit else None
@@ -112,7 +112,7 @@ def _send_in_child(url: str, port: int, limit: int | None) -> dict:
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
-def _forget_digests() -> None:
+def _forget_alerts() -> None:
     from django.db import connection
 
     from bench.alerts_data import USER_PREFIX
@@ -148,7 +148,7 @@ def _timed(client, urls: list[str], headers: dict | None = None) -> dict:
 def measure_feeds(runs: int) -> list[dict]:
     from django.test import Client
 
-    from accounts.alert_links import feed_links
+    from accounts.alerts.links import feed_links
     from accounts.models import User
     from bench.alerts_data import USER_PREFIX
 
@@ -200,7 +200,7 @@ def existing_readers(users: int):
 
 
 def run_alerts(url: str, args: argparse.Namespace) -> dict:
-    """Build the readers, send the day's digests in a child process (twice),
+    """Build the readers, send the day's alerts in a child process (twice),
     time the feeds; after django.setup() on the library's database."""
     from django.db import connection
 
@@ -216,17 +216,17 @@ def run_alerts(url: str, args: argparse.Namespace) -> dict:
         remove_readers()
         built = build_readers(users=args.alert_users, seed=args.alert_seed)
     else:
-        _forget_digests()
+        _forget_alerts()
     build_seconds = time.perf_counter() - started
     print(f"  alerts: {built.users:,} readers, {built.follows:,} follows, {built.items:,} cards, "
           f"{built.matches:,} matches in {build_seconds:.0f} s", file=sys.stderr, flush=True)  # fmt: skip
     sink, port = _sink()
     try:
         tenth = _send_in_child(url, port, max(1, args.alert_users // 10))
-        print(f"  alerts: {tenth['sent']:,} digests in {tenth['seconds']} s", file=sys.stderr, flush=True)
-        _forget_digests()
+        print(f"  alerts: {tenth['sent']:,} alerts in {tenth['seconds']} s", file=sys.stderr, flush=True)
+        _forget_alerts()
         full = _send_in_child(url, port, None)
-        print(f"  alerts: {full['sent']:,} digests in {full['seconds']} s", file=sys.stderr, flush=True)
+        print(f"  alerts: {full['sent']:,} alerts in {full['seconds']} s", file=sys.stderr, flush=True)
     finally:
         sink.terminate()
         sink.wait(timeout=30)
@@ -251,7 +251,7 @@ def lines(alerts: dict) -> list[str]:
     s, t = alerts["send"], alerts["send_tenth"]
     verdict = "yes" if s["meets_target"] else "NO"
     return [
-        f"alerts: {alerts['readers']['users']:,} readers, {alerts['readers']['follows']:,} follows; daily digests of "
+        f"alerts: {alerts['readers']['users']:,} readers, {alerts['readers']['follows']:,} follows; daily alerts of "
         f"one day: {s['sent']:,} mails, {s['papers']:,} papers, built and handed to SMTP in {s['seconds']} s "
         f"(target {s['target_seconds']} s: {verdict}), {s['per_mail_ms']} ms a mail; peak RSS {s['peak_rss_mib']} MiB "
         f"(a tenth of the readers: {t['sent']:,} mails in {t['seconds']} s, peak RSS {t['peak_rss_mib']} MiB)",

@@ -4,7 +4,7 @@
 
 Each follow matches a number of the day's papers drawn from a seed: a
 category follow 5 to 25 (daily ones four per reader), an author follow one
-paper three times in ten, a query follow 0 to 10; so a daily digest holds
+paper three times in ten, a query follow 0 to 10; so a daily alert holds
 about 70 papers and the day's trail about 170 matches per reader. The day
 is the library's newest `pool` versions; a card's event time is within
 the three hours before the run. Users are named `USER_PREFIX` + number

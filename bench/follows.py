@@ -61,7 +61,7 @@ def child_match(new: int, revisions: int) -> dict:
     timed in this (child) process."""
     from django.db import connection
 
-    from accounts.follow_matching import day_index, match_versions
+    from accounts.trail.matching import day_index, match_versions
 
     version_ids = day_versions(new, revisions)
     started = time.perf_counter()
@@ -91,8 +91,8 @@ def measure_catch_up(users: list) -> dict:
     """Each sampled reader's first read of the trail after the day: the cards
     made from the day's definition matches (accounts.trail_delivery), then the
     first page; one call a reader (a second finds nothing new)."""
-    from accounts.selectors import trail_page
-    from accounts.trail_delivery import trail_catch_up
+    from accounts.trail.delivery import trail_catch_up
+    from accounts.trail.selectors import trail_page
 
     catch_up, first_page, cards = [], [], []
     for user in users:
@@ -143,7 +143,7 @@ def readers(users: list) -> list[tuple]:
     """(user, their follow with most matches) of these users that hold cards."""
     from django.db.models import Count
 
-    from accounts.models import TrailMatch
+    from accounts.trail.models import TrailMatch
 
     chosen = []
     for user in users:
@@ -156,7 +156,7 @@ def readers(users: list) -> list[tuple]:
 
 
 def measure_reads(runs: int, picked: list[tuple], previews: list[tuple[str, str, dict]]) -> list[dict]:
-    from accounts.selectors import trail_page, trail_unread_counts
+    from accounts.trail.selectors import trail_page, trail_unread_counts
 
     first_pages = {user.pk: trail_page(user=user) for user, _ in picked}
     cursors = [(user, first_pages[user.pk].next_cursor) for user, _ in picked if first_pages[user.pk].next_cursor]
@@ -174,7 +174,7 @@ def measure_reads(runs: int, picked: list[tuple], previews: list[tuple[str, str,
 
 
 def measure_previews(runs: int, user, previews: list[tuple[str, str, dict]]) -> list[dict]:
-    from accounts.follows import follow_preview
+    from accounts.follows.selectors import follow_preview
 
     plan = [(f"preview: {name}", "preview", lambda a, k=kind, v=value: follow_preview(user=a, kind=k, value=v),
              [user]) for name, kind, value in previews]  # fmt: skip

@@ -111,7 +111,7 @@ def build_follows(*, users: int, seed: int, library_seed: int) -> Drawn:
     from django.db import connection, transaction
     from django.utils import timezone
 
-    from accounts.follow_values import compile_value
+    from accounts.follows.definition import compile_value
     from accounts.models import User
 
     rng = random.Random(f"{seed}:follows")

@@ -52,7 +52,7 @@ How each figure is taken:
   JSON ("record_files"). `--only records`: this bench alone (with the rest
   of `--only`'s scenarios).
 - alerts: then bench/alerts.py (see there) builds 10,000 readers with 20
-  follows each and a day's trail, sends the day's daily digests to a local
+  follows each and a day's trail, sends the day's daily alerts to a local
   SMTP server and times the private feeds ("alerts").
 - recommend: then bench/recommend.py (see there): training from 500 saves,
   scoring an announcement day for 10,000 users with models in a child

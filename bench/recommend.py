@@ -76,7 +76,7 @@ def _clean() -> None:
 
 
 def _saves(user, paper_ids: list[int]) -> None:
-    from accounts.models import Record
+    from accounts.records.models import Record
 
     now = datetime.now(UTC)
     Record.objects.bulk_create(
@@ -94,8 +94,9 @@ def _sample_papers(count: int, rng: random.Random) -> list[int]:
 
 
 def measure_training(saves: int, rng: random.Random) -> dict:
-    from accounts.models import TrailItem, User
+    from accounts.models import User
     from accounts.recommend.training import train_user
+    from accounts.trail.models import TrailItem
     from harvest.models import Paper
 
     user = User.objects.create(username=f"{PREFIX}trainer")
@@ -131,8 +132,10 @@ def measure_training(saves: int, rng: random.Random) -> dict:
 def build_readers(users: int, models: int, rng: random.Random) -> dict:
     from django.db import connection
 
-    from accounts.models import RecommenderModel, RecommenderProfile, Record, User
+    from accounts.models import User
+    from accounts.recommend.models import RecommenderModel, RecommenderProfile
     from accounts.recommend.training import train_user
+    from accounts.records.models import Record
 
     started = time.perf_counter()
     trained = []

@@ -75,7 +75,8 @@ def build_record(records: int, tags: int):
     from django.db import connection
     from django.utils import timezone
 
-    from accounts.models import Record, RecordTag, Tag, User
+    from accounts.models import User
+    from accounts.records.models import Record, RecordTag, Tag
 
     user = User.objects.create_user(OWNER)
     now = timezone.now()
@@ -118,7 +119,7 @@ def _timed(call, runs: int) -> dict:
 
 
 def measure_exports(user, runs: int) -> dict:
-    from accounts.record_export import export_citations, export_data
+    from accounts.records.export import export_citations, export_data
 
     figures = {}
     for kind in FORMATS:
@@ -136,10 +137,11 @@ def measure_exports(user, runs: int) -> dict:
 def measure_import(entries: int) -> dict:
     from django.db import connection
 
-    from accounts.models import Record, User
-    from accounts.record_export import export_items
-    from accounts.record_files import ExportItem, bibtex
-    from accounts.record_import import records_import_file
+    from accounts.models import User
+    from accounts.records.export import export_items
+    from accounts.records.files import ExportItem, bibtex
+    from accounts.records.imports import records_import_file
+    from accounts.records.models import Record
     from harvest.models import Paper
 
     papers = Paper.objects.filter(pk__in=_paper_ids(entries, offset=1)).order_by("pk")

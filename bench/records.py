@@ -53,8 +53,9 @@ def build_reader(*, records: int, tags: int, seed: int):
     """The reader and their records, tags and notes (see the module's docstring)."""
     from django.db import connection
 
-    from accounts.models import Record, RecordTag, Tag, User
-    from accounts.records import records_refresh_papers
+    from accounts.models import User
+    from accounts.records.models import Record, RecordTag, Tag
+    from accounts.records.services import records_refresh_papers
 
     rng = random.Random(seed)
     with connection.cursor() as cursor:

@@ -9,3 +9,5 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "papertrail.settings.main")
 app = Celery("papertrail")
 app.config_from_object("django.conf:settings", namespace="CELERY")
 app.autodiscover_tasks()
+# accounts keeps its tasks by domain (accounts/<domain>/tasks.py).
+app.autodiscover_tasks(["accounts.trail", "accounts.alerts", "accounts.recommend"])

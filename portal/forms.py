@@ -11,8 +11,8 @@ from django.http import QueryDict
 from django.utils.http import urlencode
 from django.utils.translation import gettext_lazy as _
 
-from accounts.follow_values import FILTER_KEYS
-from accounts.models import Follow
+from accounts.follows.definition import FILTER_KEYS, FollowDefinition
+from accounts.follows.models import Follow
 
 KINDS = tuple(Follow.Kind.values)
 DELIVERIES = tuple(Follow.Delivery.values)
@@ -53,7 +53,7 @@ class FollowInput:
 
     @property
     def value(self) -> dict[str, Any]:
-        """The follow's value as accounts.follow_values.compile_value reads it."""
+        """The follow's value as FollowDefinition.parse reads it."""
         if self.kind == Follow.Kind.CATEGORY:
             return {"code": self.code}
         if self.kind == Follow.Kind.AUTHOR:
@@ -64,16 +64,8 @@ class FollowInput:
         return {key: saved[key] for key in FILTER_KEYS if saved.get(key)}
 
     def suggested_name(self) -> str:
-        if self.kind == Follow.Kind.CATEGORY:
-            return self.code.strip()
-        if self.kind == Follow.Kind.AUTHOR:
-            return " ".join(self.author.split())
-        if self.kind == Follow.Kind.QUERY:
-            return self.q.strip()
-        parts = [self.category.strip(), self.author.strip(), self.q.strip()]
-        parts += [str(FIELD_LABELS[flag]) for flag in FLAGS if self.flags.get(flag) == "1"]
-        parts += [f"{flag}=0" for flag in FLAGS if self.flags.get(flag) == "0"]
-        return " · ".join(part for part in parts if part)[:200]
+        """The name the follow gets when none is given (the API's too)."""
+        return FollowDefinition(self.kind, self.value, {}).default_name()
 
 
 def _text(data: QueryDict, key: str) -> str:

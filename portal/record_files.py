@@ -10,10 +10,11 @@ from django.conf import settings
 from django.http import HttpResponse
 from django.utils.translation import gettext as _
 
-from accounts.models import Tag, User
-from accounts.record_export import CONTENT_TYPES, SUFFIXES, export_citations, export_data
-from accounts.record_files.identifiers import arxiv_id_of
-from accounts.record_import import ADDED, MATCHED, UNMATCHED, ImportResult, RecordImportError
+from accounts.models import User
+from accounts.records.export import CONTENT_TYPES, SUFFIXES, export_citations, export_data
+from accounts.records.files.identifiers import arxiv_id_of
+from accounts.records.imports import ADDED, MATCHED, UNMATCHED, ImportResult, RecordImportError
+from accounts.records.models import Tag
 
 MAX_SELECTED = 10_000
 

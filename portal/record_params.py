@@ -8,8 +8,8 @@ from collections.abc import Mapping
 
 from django.utils.translation import gettext as _
 
-from accounts.models import Record, Tag
-from accounts.record_selectors import MAX_QUERY_LENGTH, SORTS, RecordFilters
+from accounts.records.models import Record, Tag
+from accounts.records.selectors import MAX_QUERY_LENGTH, SORTS, RecordFilters
 from harvest.filters import CATEGORY_CODE, not_a_category_code
 
 MAX_PAGE = 10_000

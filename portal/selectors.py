@@ -12,8 +12,8 @@ from datetime import date
 
 from django.db.models import F, QuerySet
 
-from accounts.models import Record
-from accounts.record_selectors import records_for_papers
+from accounts.records.models import Record
+from accounts.records.selectors import records_for_papers
 from digests.models import GuidedReading
 from digests.selectors import readings_for_versions
 from harvest.filters import SORT_INCLUDED, SORT_UPDATED

@@ -1,10 +1,9 @@
-"""The accounts app's models, one module per topic."""
+"""The accounts app's models. Identity (users, API tokens) lives here; each
+domain keeps its own in its package (accounts/<domain>/models.py), imported
+below only so that Django registers them with the app."""
 
-from accounts.models.alerts import AlertMail, AlertMailItem, AlertSettings, AlertUnsubscribe
-from accounts.models.follows import Exclusion, Follow
-from accounts.models.recommendations import NotInterested, Recommendation, RecommenderModel, RecommenderProfile
-from accounts.models.records import Record, RecordSearch, RecordTag, Tag
-from accounts.models.trail import DefinitionMatch, TrailItem, TrailMatch
+from accounts.alerts import models as alerts_models  # noqa: F401
+from accounts.follows import models as follows_models  # noqa: F401
 from accounts.models.users import (
     DEFAULT_LANGUAGE,
     DEFAULT_TIME_ZONE,
@@ -13,28 +12,14 @@ from accounts.models.users import (
     time_zone_choices,
     validate_time_zone,
 )
+from accounts.recommend import models as recommend_models  # noqa: F401
+from accounts.records import models as records_models  # noqa: F401
+from accounts.trail import models as trail_models  # noqa: F401
 
 __all__ = [
     "DEFAULT_LANGUAGE",
     "DEFAULT_TIME_ZONE",
-    "AlertMail",
-    "AlertMailItem",
-    "AlertSettings",
-    "AlertUnsubscribe",
     "ApiToken",
-    "DefinitionMatch",
-    "Exclusion",
-    "Follow",
-    "NotInterested",
-    "Recommendation",
-    "RecommenderModel",
-    "RecommenderProfile",
-    "Record",
-    "RecordSearch",
-    "RecordTag",
-    "Tag",
-    "TrailItem",
-    "TrailMatch",
     "User",
     "time_zone_choices",
     "validate_time_zone",

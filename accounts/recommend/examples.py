@@ -9,8 +9,11 @@ import random
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from accounts.models import NotInterested, Record, RecordTag, TrailItem, User
+from accounts.models import User
 from accounts.recommend.features import PaperText
+from accounts.recommend.models import NotInterested
+from accounts.records.models import Record, RecordTag
+from accounts.trail.models import TrailItem
 from harvest.models import Paper
 
 # The background is drawn from this many of the newest papers: what the

@@ -4,8 +4,8 @@ the rescoring of the window, and the scoring of a harvest's new versions."""
 from __future__ import annotations
 
 from accounts.models import User
+from accounts.recommend.debounce import retrain_claimed
 from accounts.recommend.scoring import prune, rescore_user, score_papers
-from accounts.recommend.services import retrain_claimed
 from accounts.recommend.training import train_user
 from harvest.models import Version
 

@@ -1,7 +1,6 @@
-"""Signals that retrain or score: a record or its tags changed (retrain,
-debounced; trail dismissals call schedule_retrain from accounts.trail, whose
-updates send no signal), or a harvest committed new versions (score).
-Connected in AccountsConfig.ready."""
+"""Signals that retrain or score: a record or its tags changed, in one row or
+in bulk, or the reader dismissed cards (retrain, debounced), or a harvest
+committed new versions (score). Connected in AccountsConfig.ready."""
 
 from __future__ import annotations
 
@@ -9,8 +8,11 @@ from django.db import transaction
 from django.db.models.signals import post_delete, post_save
 from django.dispatch import receiver
 
-from accounts.models import Record, RecordTag
+from accounts.recommend import tasks
 from accounts.recommend.services import schedule_retrain
+from accounts.records.models import Record, RecordTag
+from accounts.records.signals import records_changed
+from accounts.trail.signals import cards_dismissed
 from harvest.signals import versions_created
 
 
@@ -22,11 +24,16 @@ def on_record_changed(sender, instance, **kwargs) -> None:
     schedule_retrain(instance.user_id)
 
 
+@receiver(records_changed, dispatch_uid="recommend.records_changed")
+@receiver(cards_dismissed, dispatch_uid="recommend.cards_dismissed")
+def on_examples_changed(sender, *, user_id, **kwargs) -> None:
+    """Bulk record writes and dismissals send no model signals: their own."""
+    schedule_retrain(user_id)
+
+
 @receiver(versions_created, dispatch_uid="recommend.versions_created")
 def on_versions_created(sender, *, version_ids, **kwargs) -> None:
     """Score the new versions' papers for every model once the page commits."""
-    from accounts import tasks
-
     ids = list(version_ids)
     if ids:
         transaction.on_commit(lambda: tasks.score_recommendations.delay(ids))

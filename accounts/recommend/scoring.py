@@ -18,11 +18,13 @@ from django.db.models import Max
 from django.utils import timezone
 from scipy import sparse
 
-from accounts.models import NotInterested, Recommendation, RecommenderModel, Record, TrailItem
 from accounts.recommend.examples import paper_texts
 from accounts.recommend.explanation import explain
 from accounts.recommend.features import N_FEATURES, vectorize
+from accounts.recommend.models import NotInterested, Recommendation, RecommenderModel
 from accounts.recommend.training import load
+from accounts.records.models import Record
+from accounts.trail.models import TrailItem
 from harvest.models import Version
 
 logger = logging.getLogger(__name__)

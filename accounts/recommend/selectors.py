@@ -1,4 +1,4 @@
-"""Reads of recommendations for the tab, the API and (later) the digest."""
+"""Reads of recommendations for the tab, the API and (later) the alert."""
 
 from __future__ import annotations
 
@@ -8,8 +8,11 @@ from datetime import datetime
 from django.conf import settings
 from django.db.models import Exists, OuterRef
 
-from accounts.models import NotInterested, Recommendation, RecommenderProfile, Record, Tag, TrailItem, User
+from accounts.models import User
+from accounts.recommend.models import NotInterested, Recommendation, RecommenderProfile
 from accounts.recommend.scoring import window_start
+from accounts.records.models import Record, Tag
+from accounts.trail.models import TrailItem
 from harvest.models import Paper
 
 
@@ -66,7 +69,7 @@ def recommendation_get(*, user: User, recommendation_id: int) -> Recommendation 
 def recommendations_for_user(user: User, limit: int = 20, *, tag_id: int | None = None) -> list[RecommendationEntry]:
     """The best-scored papers of the window that the user has not saved,
     dismissed, refused or opened, each with the saved papers it is closest to
-    (only those still saved) and its weightiest terms. The digest calls this."""
+    (only those still saved) and its weightiest terms. The alert calls this."""
     rows = (
         Recommendation.objects.filter(user=user, seen_at__isnull=True, event_at__gte=window_start()).filter(
             tag_id=tag_id

@@ -4,32 +4,24 @@ changes, "not interested", "save" (through accounts.records), opening one."""
 from __future__ import annotations
 
 from django.conf import settings
-from django.core.cache import cache
 from django.db import transaction
 from django.utils import timezone
 
-from accounts.models import NotInterested, Recommendation, RecommenderProfile, User
-from accounts.records import record_save
-
-RETRAIN_KEY = "recommend:retrain:{user_id}"
+from accounts.models import User
+from accounts.recommend import tasks
+from accounts.recommend.debounce import retrain_claim
+from accounts.recommend.models import NotInterested, Recommendation, RecommenderProfile
+from accounts.records.services import record_save
 
 
 def schedule_retrain(user_id: int) -> bool:
     """Queue one retraining RECOMMEND_RETRAIN_DELAY_SECONDS from now, unless one
-    is already waiting (an atomic add of a key the task removes when it starts):
-    a burst of saves trains once. True when this call queued it."""
+    is already waiting: a burst of saves trains once. True when this call queued it."""
     delay = settings.RECOMMEND_RETRAIN_DELAY_SECONDS
-    if not cache.add(RETRAIN_KEY.format(user_id=user_id), 1, timeout=delay + 600):
+    if not retrain_claim(user_id, timeout=delay + 600):
         return False
-    from accounts import tasks  # tasks import the trainer; keep signal handling light
-
     transaction.on_commit(lambda: tasks.retrain_recommendations.apply_async((user_id,), countdown=delay))
     return True
-
-
-def retrain_claimed(user_id: int) -> None:
-    """The retraining starts: later changes queue another one."""
-    cache.delete(RETRAIN_KEY.format(user_id=user_id))
 
 
 @transaction.atomic

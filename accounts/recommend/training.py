@@ -14,10 +14,11 @@ from django.db import transaction
 from django.utils import timezone
 from scipy import sparse
 
-from accounts.models import Recommendation, RecommenderModel, RecommenderProfile, User
+from accounts.models import User
 from accounts.recommend.examples import Examples, user_examples
 from accounts.recommend.features import N_FEATURES, PaperText, vectorize
 from accounts.recommend.model import LinearModel, fit
+from accounts.recommend.models import Recommendation, RecommenderModel, RecommenderProfile
 
 logger = logging.getLogger(__name__)
 

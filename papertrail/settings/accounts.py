@@ -100,9 +100,9 @@ EMAIL_TIMEOUT = env_int("EMAIL_TIMEOUT", 20, minimum=1)
 DEFAULT_FROM_EMAIL = env_str("DEFAULT_FROM_EMAIL", "PaperTrail <noreply@localhost>")
 SERVER_EMAIL = DEFAULT_FROM_EMAIL
 
-# --- Email digests and feeds (accounts/alerts.py, portal/feeds.py) -----------
-# Digests are sent only when mail is configured: without EMAIL_URL mails go to
-# files under var/mail/, which nobody reads, so digests wait instead.
+# --- Email alerts and feeds (accounts/alerts.py, portal/feeds.py) ------------
+# Email alerts are sent only when mail is configured: without EMAIL_URL mails go
+# to files under var/mail/, which nobody reads, so the alerts wait instead.
 # A transient SMTP failure (4xx, timeout, refused connection) is retried after
 # RETRY_SECONDS, doubling each time, at most ALERT_ATTEMPTS attempts in all.
 ALERT_ATTEMPTS = env_int("PAPERTRAIL_ALERT_ATTEMPTS", 5, minimum=1)
@@ -115,3 +115,14 @@ ALERT_CLAIM_LEASE_SECONDS = env_int("PAPERTRAIL_ALERT_CLAIM_LEASE_SECONDS", 15 *
 ALERT_BATCH_USERS = env_int("PAPERTRAIL_ALERT_BATCH_USERS", 200, minimum=1)
 # Entries in a private Atom feed.
 FEED_ENTRIES = env_int("PAPERTRAIL_FEED_ENTRIES", 50, minimum=1)
+
+# --- Follows and the trail (accounts.follows, accounts.trail) -----------------
+# The most follows one researcher may have; one more is refused with a message.
+PAPERTRAIL_MAX_FOLLOWS = env_int("PAPERTRAIL_MAX_FOLLOWS", 200, minimum=1)
+# Days of the library a new follow is matched against at once, so its trail
+# is not empty until the next harvest (0: it starts with the next harvest).
+PAPERTRAIL_FOLLOW_BACKFILL_DAYS = env_int("PAPERTRAIL_FOLLOW_BACKFILL_DAYS", 7, minimum=0)
+# Readers who signed in (or used an API token) within this many days have
+# their trail made by the workers after each matching task, so that every
+# read only reads; others' is made when they sign in again.
+PAPERTRAIL_TRAIL_ACTIVE_DAYS = env_int("PAPERTRAIL_TRAIL_ACTIVE_DAYS", 30, minimum=1)

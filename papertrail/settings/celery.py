@@ -71,7 +71,7 @@ PAPERTRAIL_CRON_ARXIV_RSS = env_cron_list("PAPERTRAIL_CRON_ARXIV_RSS", "*/5 20 *
 # OAI-PMH serves the day's announcement from about 22:00 US Eastern; this run
 # brings its version dates and sizes the same evening (beside the UTC entry).
 PAPERTRAIL_CRON_ARXIV_AFTER_ANNOUNCEMENT = env_cron_list("PAPERTRAIL_CRON_ARXIV_AFTER_ANNOUNCEMENT", "25 22 * * 0-4")
-# Email digests (accounts/alerts.py): after the announcement's harvest and
+# Email alerts (accounts/alerts.py): after the announcement's harvest and
 # matching (the feed is polled until 21:30), again later for a late harvest;
 # a run on a day without an announcement sends nothing, and a second run of a
 # day sends only what the first did not (one mail per user and day).

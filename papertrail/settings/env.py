@@ -22,6 +22,15 @@ def _raw(name: str) -> str | None:
     return value.strip() if value is not None else None
 
 
+def env_renamed(name: str, former: str) -> str:
+    """The name to read a renamed variable under: `name`, or the `former` name
+    while only that one is set (absent or empty counts as unset). Pass the
+    result to the typed reader, so a bad value names the variable it came from."""
+    if _raw(name) in (None, "") and _raw(former) not in (None, ""):
+        return former
+    return name
+
+
 def env_str(name: str, default: str = "") -> str:
     value = _raw(name)
     return default if value is None or value == "" else value

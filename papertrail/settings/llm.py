@@ -1,13 +1,15 @@
-"""AI guided readings (the digests app) through the Anthropic API. The base URL
-is the SDK's own ANTHROPIC_BASE_URL."""
+"""AI guided readings (the digests app) through the Anthropic API."""
 
 from __future__ import annotations
 
 from django.core.exceptions import ImproperlyConfigured
 
-from papertrail.settings.env import env_float, env_int, env_str
+from papertrail.settings.env import env_float, env_int, env_str, env_url
 
 ANTHROPIC_API_KEY = env_str("ANTHROPIC_API_KEY")
+# The API's address (a proxy or gateway in front of it), the SDK's own variable
+# and default: the SDK reads it too, so it is checked here at start.
+ANTHROPIC_BASE_URL = env_url("ANTHROPIC_BASE_URL", "https://api.anthropic.com")
 # claude-sonnet-4-5 reaches end of life on 2026-11-30 (the SDK's own table);
 # Sonnet 4.6 is current and priced at $3 / $15 per million tokens.
 PAPERTRAIL_SUMMARY_MODEL = env_str("PAPERTRAIL_SUMMARY_MODEL", "claude-sonnet-4-6")

@@ -4,10 +4,11 @@ beat): every topic module, read in this order, each setting defined once.
 - base: core Django, the database, the cache, language and time, logging;
 - sources: source endpoints, arXiv's politeness, what counts as AI-related;
 - llm: AI guided readings;
-- recommend: recommendations (minimum saves, window, digest section);
+- recommend: recommendations (minimum saves, window, the email alerts' section);
 - api: the REST framework and the schema;
 - security: transport rules and error reports;
-- accounts: sign-up and sign-in (django-allauth), their rate limits, mail;
+- accounts: sign-up and sign-in (django-allauth), their rate limits, mail,
+  email alerts and feeds, follows and the trail;
 - records: the limits of a research-record import;
 - celery: the broker, task defaults and the whole beat schedule.
 

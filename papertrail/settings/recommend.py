@@ -1,9 +1,9 @@
 """Recommendations ("more like what I saved", accounts/recommend/): when a
-model is trained, which papers the tab shows, and the digest's section."""
+model is trained, which papers the tab shows, and the email alerts' section."""
 
 from __future__ import annotations
 
-from papertrail.settings.env import env_bool, env_int
+from papertrail.settings.env import env_bool, env_int, env_renamed
 
 # Below this many saved papers no model is trained; the tab says what to do.
 RECOMMEND_MIN_SAVES = env_int("PAPERTRAIL_RECOMMEND_MIN_SAVES", 3, minimum=1)
@@ -12,5 +12,6 @@ RECOMMEND_WINDOW_DAYS = env_int("PAPERTRAIL_RECOMMEND_WINDOW_DAYS", 14, minimum=
 # A change to the record retrains this many seconds later, once for every
 # change in between (saving ten papers in a row trains once).
 RECOMMEND_RETRAIN_DELAY_SECONDS = env_int("PAPERTRAIL_RECOMMEND_RETRAIN_DELAY", 120, minimum=0)
-# The email digest's "recommended for you" section, off unless asked for.
-RECOMMEND_IN_DIGEST = env_bool("PAPERTRAIL_RECOMMEND_IN_DIGEST", False)
+# The email alerts' "recommended for you" section, off unless asked for. The
+# former name PAPERTRAIL_RECOMMEND_IN_DIGEST is still read while the new one is unset.
+RECOMMEND_IN_ALERTS = env_bool(env_renamed("PAPERTRAIL_RECOMMEND_IN_ALERTS", "PAPERTRAIL_RECOMMEND_IN_DIGEST"), False)

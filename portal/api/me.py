@@ -16,21 +16,20 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from accounts.follow_values import FILTER_KEYS
-from accounts.follows import follow_create, follow_delete, follow_preview, follow_update, max_follows
-from accounts.models import Follow
-from accounts.selectors import follow_list, trail_unread_counts
+from accounts.follows.definition import FILTER_KEYS, FollowDefinition
+from accounts.follows.models import Follow
+from accounts.follows.selectors import follow_list, follow_preview
+from accounts.follows.services import follow_create, follow_delete, follow_update, max_follows
+from accounts.trail.selectors import trail_unread_counts
 from portal.api.errors import NotFoundParameter, ParameterError
 from portal.api.parameters import PAPER_FILTER_PARAMETERS
 from portal.api.schema import ERROR_RESPONSES, NOT_FOUND_RESPONSE
 from portal.api.serializers.me import (
     FollowListSerializer,
     FollowSerializer,
-    FollowValueError,
     FollowWriteSerializer,
     PreviewSerializer,
     domain_error_field,
-    domain_value,
 )
 from portal.selectors import paper_cards
 
@@ -58,21 +57,12 @@ def _domain_errors(kind: str, error: ValidationError) -> ParameterError:
     return ParameterError(errors)
 
 
-def _value(kind: str, value: Any) -> dict[str, Any]:
+def _definition(kind: str, given: Any) -> FollowDefinition:
+    """The API's value, validated and compiled; a 400 naming the API's field."""
     try:
-        return domain_value(kind, value)
-    except FollowValueError as exc:
-        raise ParameterError({exc.field: [exc.message]}) from None
-
-
-def _default_name(kind: str, value: dict[str, Any]) -> str:
-    if kind == Follow.Kind.CATEGORY:
-        return str(value.get("code", ""))
-    if kind == Follow.Kind.AUTHOR:
-        return str(value.get("author", ""))
-    if kind == Follow.Kind.QUERY:
-        return str(value.get("q", ""))
-    return "; ".join(f"{key}={val}" for key, val in value.items())[:200]
+        return FollowDefinition.from_api(kind, given)
+    except ValidationError as exc:
+        raise _domain_errors(kind, exc) from None
 
 
 def _own_follow(request: Request, follow_id: int) -> Follow:
@@ -120,14 +110,12 @@ class FollowListView(APIView):
         body.is_valid(raise_exception=True)
         data = body.validated_data
         kind = data["kind"]
-        value = _value(kind, data["value"])
+        definition = _definition(kind, data["value"])
         options = {
             key: data[key] for key in ("include_cross_lists", "include_revisions", "muted", "delivery") if key in data
         }
         try:
-            follow = follow_create(
-                user=request.user, kind=kind, value=value, name=data.get("name", _default_name(kind, value)), **options
-            )
+            follow = follow_create(user=request.user, kind=kind, value=definition, name=data.get("name"), **options)
         except ValidationError as exc:
             raise _domain_errors(kind, exc) from None
         return Response(_follow_data(follow, request.user), status=status.HTTP_201_CREATED)
@@ -176,7 +164,7 @@ class FollowDetailView(APIView):
             if key in data
         }
         if "value" in data:
-            changes["value"] = _value(follow.kind, data["value"])
+            changes["value"] = _definition(follow.kind, data["value"])
         try:
             follow = follow_update(follow=follow, **changes)
         except ValidationError as exc:
@@ -242,12 +230,12 @@ class FollowPreviewView(APIView):
             raw = params.getlist("value")
         else:
             raw = params.get("value", "")
-        value = _value(kind, raw)
+        definition = _definition(kind, raw)
         try:
             preview = follow_preview(
                 user=request.user,
                 kind=kind,
-                value=value,
+                value=definition,
                 include_cross_lists=bool_param(request, "include_cross_lists", True),
                 include_revisions=bool_param(request, "include_revisions", True),
             )

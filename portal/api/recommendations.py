@@ -12,7 +12,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from accounts.models import Recommendation
+from accounts.recommend.models import Recommendation
 from accounts.recommend.selectors import recommendations_for_user, recommender_status
 from accounts.recommend.services import recommendation_not_interested
 from portal.api.errors import NotFoundParameter, ParameterError

@@ -15,9 +15,9 @@ from rest_framework.response import Response
 from rest_framework.utils.urls import remove_query_param, replace_query_param
 from rest_framework.views import APIView
 
-from accounts.models import Record
-from accounts.record_selectors import SORTS, RecordFilters, record_counts, record_get, record_page
-from accounts.records import RecordError, record_remove, record_save
+from accounts.records.models import Record
+from accounts.records.selectors import SORTS, RecordFilters, record_counts, record_get, record_page
+from accounts.records.services import RecordError, record_remove, record_save
 from harvest.models import Paper
 from portal.api.errors import NotFoundParameter, ParameterError
 from portal.api.me import OWN_NOT_FOUND, bool_param

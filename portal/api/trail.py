@@ -16,9 +16,10 @@ from rest_framework.response import Response
 from rest_framework.utils.urls import replace_query_param
 from rest_framework.views import APIView
 
-from accounts.models import Follow, TrailItem
-from accounts.selectors import InvalidCursor, decode_cursor, trail_page, trail_unread_counts
-from accounts.trail import trail_dismiss, trail_mark_read, trail_undismiss
+from accounts.follows.models import Follow
+from accounts.trail.models import TrailItem
+from accounts.trail.selectors import InvalidCursor, decode_cursor, trail_page, trail_unread_counts
+from accounts.trail.services import trail_dismiss, trail_mark_read, trail_undismiss
 from portal.api.errors import NotFoundParameter, ParameterError
 from portal.api.me import MAX_ID, OWN_NOT_FOUND, bool_param
 from portal.api.pagination import CURSOR_PARAMETER, PAGE_SIZE_PARAMETER, cursor_from, page_size_from

@@ -14,9 +14,10 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from accounts.alert_links import feed_links
-from accounts.models import ApiToken, Follow
-from accounts.selectors import trail_unread_counts
+from accounts.alerts.links import feed_links
+from accounts.follows.models import Follow
+from accounts.models import ApiToken
+from accounts.trail.selectors import trail_unread_counts
 from digests.selectors import llm_status
 from harvest.completeness import announcement_completeness, announcement_due
 from harvest.filters import PaperFilterSet

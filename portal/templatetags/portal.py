@@ -15,7 +15,7 @@ from django.utils.html import conditional_escape, format_html, format_html_join
 from django.utils.safestring import SafeString
 from django.utils.translation import gettext as _
 
-from accounts.selectors import trail_unread_total
+from accounts.trail.selectors import trail_unread_total
 from harvest.clock import display_zone, reader_zone, reader_zone_is_default
 from portal.stats.chart import DayPoint
 

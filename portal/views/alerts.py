@@ -1,9 +1,9 @@
-"""Delivery pages: the one-click unsubscribe link of a digest (no sign-in:
-the signed token names the user and the follow, or every digest; a GET
+"""Delivery pages: the one-click unsubscribe link of an alert (no sign-in:
+the signed token names the user and the follow, or every alert; a GET
 shows a confirmation, a POST unsubscribes, which is also what a mail client
 does for RFC 8058's List-Unsubscribe-Post), and the /me/ actions of the
 delivery block (rotate the feed secret, resubscribe, mail a failing address
-again, the weekly digest's weekday)."""
+again, the weekly alert's weekday)."""
 
 from __future__ import annotations
 
@@ -18,14 +18,18 @@ from django.utils.translation import gettext as _
 from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_http_methods, require_POST
 
-from accounts.alert_links import feed_secret_rotate, unsubscribe_target
-from accounts.alert_services import (
+from accounts.alerts.links import alert_settings_of, feed_links, feed_secret_rotate, unsubscribe_target
+from accounts.alerts.mail import mail_configured
+from accounts.alerts.models import AlertSettings
+from accounts.alerts.services import (
     alert_address_retry,
+    alert_unsubscribed_follows,
     alert_weekly_day_set,
     alerts_resubscribe,
     alerts_unsubscribe,
 )
-from accounts.models import AlertSettings, Follow, User
+from accounts.follows.models import Follow
+from accounts.models import User
 
 
 def _target(token: str) -> tuple[User, Follow | None]:
@@ -77,7 +81,7 @@ def resubscribe(request: HttpRequest) -> HttpResponse:
     if follow_id is not None and not Follow.objects.filter(user=request.user, pk=follow_id).exists():
         raise Http404(_("No such follow."))
     if alerts_resubscribe(user=request.user, follow_id=follow_id):
-        messages.success(request, _("Email digests resumed."))
+        messages.success(request, _("Email alerts resumed."))
     return redirect(reverse("accounts:me") + "#delivery")
 
 
@@ -85,7 +89,7 @@ def resubscribe(request: HttpRequest) -> HttpResponse:
 @require_POST
 def address_retry(request: HttpRequest) -> HttpResponse:
     if alert_address_retry(user=request.user):
-        messages.success(request, _("Digests will be mailed to your address again."))
+        messages.success(request, _("Alerts will be mailed to your address again."))
     return redirect(reverse("accounts:me") + "#delivery")
 
 
@@ -97,17 +101,13 @@ def weekly_day(request: HttpRequest) -> HttpResponse:
         messages.error(request, _("weekly_day: choose a weekday from Monday to Friday."))
         return redirect(reverse("accounts:me") + "#delivery")
     alert_weekly_day_set(user=request.user, weekday=int(raw))
-    messages.success(request, _("Weekly digest day saved."))
+    messages.success(request, _("Weekly alert day saved."))
     return redirect(reverse("accounts:me") + "#delivery")
 
 
 def delivery_context(user: User) -> dict:
-    """The /me/ page's delivery block: feed URLs, digest state, what was unsubscribed."""
-    from accounts.alert_links import alert_settings_for, feed_links
-    from accounts.alert_mail import mail_configured
-    from accounts.alert_services import alert_unsubscribed_follows
-
-    alert_settings = alert_settings_for(user)
+    """The /me/ page's delivery block: feed URLs, alert state, what was unsubscribed."""
+    alert_settings = alert_settings_of(user)
     mailed = Follow.objects.filter(user=user, delivery__in=["daily", "weekly"]).count()
     return {
         "alert_settings": alert_settings,

@@ -15,18 +15,18 @@ from django.utils.cache import add_never_cache_headers
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods, require_POST
 
-from accounts.follows import (
+from accounts.follows.models import Exclusion, Follow
+from accounts.follows.names import normalise_name
+from accounts.follows.selectors import author_candidates, exclusion_list, follow_get, follow_list, follow_preview
+from accounts.follows.services import (
     exclusion_create,
     exclusion_delete,
     follow_create,
     follow_delete,
-    follow_preview,
     follow_update,
     max_follows,
 )
-from accounts.models import Exclusion, Follow
-from accounts.names import normalise_name
-from accounts.selectors import author_candidates, exclusion_list, follow_get, follow_list, trail_unread_counts
+from accounts.trail.selectors import trail_unread_counts
 from portal.forms import DELIVERIES, KINDS, FollowInput, field_errors, follow_input, follow_input_of
 
 
@@ -115,7 +115,7 @@ def follow_new(request: HttpRequest) -> HttpResponse:
     if request.POST.get("action") == "preview":
         return _form(request, given, preview=True)
     try:
-        follow_create(
+        follow = follow_create(
             user=request.user,
             kind=kind,
             value=given.value,
@@ -127,7 +127,7 @@ def follow_new(request: HttpRequest) -> HttpResponse:
         )
     except ValidationError as exc:
         return _form(request, given, errors=exc.message_dict)
-    messages.success(request, _("Following “%(name)s”.") % {"name": given.name})
+    messages.success(request, _("Following “%(name)s”.") % {"name": follow.name})
     return redirect("portal:follows")
 
 

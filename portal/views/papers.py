@@ -8,8 +8,8 @@ from django.utils.cache import add_never_cache_headers
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET
 
-from accounts.record_selectors import record_get
-from accounts.records import record_opened
+from accounts.records.selectors import record_get
+from accounts.records.services import record_opened
 from harvest.filters import SORT_CHOICES, PaperFilterSet
 from harvest.selectors import version_change
 from portal.arxiv_ids import PaperNotFound, requested_paper

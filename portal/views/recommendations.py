@@ -14,7 +14,7 @@ from django.utils.cache import add_never_cache_headers
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_POST
 
-from accounts.models import Recommendation
+from accounts.recommend.models import Recommendation
 from accounts.recommend.selectors import recommendation_get, recommendations_for_user, recommender_status
 from accounts.recommend.services import (
     recommendation_not_interested,

@@ -18,14 +18,10 @@ from django.utils.http import url_has_allowed_host_and_scheme
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_POST
 
-from accounts.models import Record, Tag
-from accounts.notes import render_note
-from accounts.record_selectors import (
-    record_counts,
-    record_get,
-    record_page,
-)
-from accounts.records import (
+from accounts.records.models import Record, Tag
+from accounts.records.notes import render_note
+from accounts.records.selectors import record_counts, record_get, record_page
+from accounts.records.services import (
     RecordError,
     record_remove,
     record_save,

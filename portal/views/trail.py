@@ -16,18 +16,12 @@ from django.utils.http import url_has_allowed_host_and_scheme
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_POST
 
-from accounts.follows import author_variant_reject
-from accounts.models import TrailItem
-from accounts.record_selectors import saved_count
-from accounts.selectors import (
-    InvalidCursor,
-    TrailEntry,
-    follow_list,
-    trail_item_get,
-    trail_page,
-    trail_unread_total,
-)
-from accounts.trail import trail_dismiss, trail_mark_read, trail_undismiss
+from accounts.follows.selectors import follow_list
+from accounts.follows.services import author_variant_reject
+from accounts.records.selectors import saved_count
+from accounts.trail.models import TrailItem
+from accounts.trail.selectors import InvalidCursor, TrailEntry, trail_item_get, trail_page, trail_unread_total
+from accounts.trail.services import trail_dismiss, trail_mark_read, trail_undismiss
 from portal.selectors import attach_records, paper_cards
 
 TRAIL_PAGE = 20

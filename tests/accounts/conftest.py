@@ -9,10 +9,10 @@ from datetime import datetime, timedelta
 import pytest
 from django.utils import timezone
 
-from accounts.follow_matching import match_versions
 from accounts.models import User
-from accounts.trail import TrailWriteResult
-from accounts.trail_delivery import trail_catch_up_users
+from accounts.trail.delivery import trail_catch_up_users
+from accounts.trail.lock import TrailWriteResult
+from accounts.trail.matching import match_versions
 from harvest.records import PaperRecord
 from harvest.search_index import index_pending_papers
 from harvest.services import paper_upsert_many

@@ -10,9 +10,11 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
-from accounts.follows import follow_create
-from accounts.models import Exclusion, Follow, TrailItem, User
-from accounts.trail_delivery import trail_catch_up
+from accounts.follows.models import Exclusion, Follow
+from accounts.follows.services import follow_create
+from accounts.models import User
+from accounts.trail.delivery import trail_catch_up
+from accounts.trail.models import TrailItem
 from bench import follows, follows_data
 from harvest.models import Author
 from tests.accounts.conftest import harvest, record

@@ -8,7 +8,8 @@ import argparse
 
 import pytest
 
-from accounts.models import Record, User
+from accounts.models import User
+from accounts.records.models import Record
 from bench import record_files
 from tests.accounts.conftest import harvest
 from tests.factories import record

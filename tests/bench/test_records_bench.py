@@ -10,7 +10,8 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
-from accounts.models import Record, RecordTag, Tag, User
+from accounts.models import User
+from accounts.records.models import Record, RecordTag, Tag
 from bench import records
 from tests.accounts.conftest import harvest, record
 

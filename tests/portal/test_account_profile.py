@@ -9,9 +9,11 @@ import pytest
 from allauth.account.models import EmailAddress
 from django.test import Client
 
-from accounts.follows import follow_create
-from accounts.models import ApiToken, Follow, TrailItem, TrailMatch, User
+from accounts.follows.models import Follow
+from accounts.follows.services import follow_create
+from accounts.models import ApiToken, User
 from accounts.services import api_token_create
+from accounts.trail.models import TrailItem, TrailMatch
 from tests.factories import record, store
 
 pytestmark = pytest.mark.django_db

@@ -12,11 +12,13 @@ import pytest
 from django.test import Client
 from django.urls import reverse
 
-from accounts.alert_links import alert_settings_for, unsubscribe_url
-from accounts.alerts import send_alerts
-from accounts.models import AlertMail, AlertSettings, Follow, User
+from accounts.alerts.links import alert_settings_for, unsubscribe_url
+from accounts.alerts.models import AlertMail, AlertSettings
+from accounts.alerts.sending import send_alerts
+from accounts.follows.models import Follow
+from accounts.models import User
 from accounts.services import api_token_create
-from tests.accounts.alert_world import DAY, day_of_papers, follows, reader
+from tests.accounts.alerts.world import DAY, day_of_papers, follows, reader
 
 pytestmark = pytest.mark.django_db
 
@@ -39,11 +41,11 @@ def test_the_mails_one_click_link_confirms_on_get_and_unsubscribes_on_post(alice
     url = _path(message["List-Unsubscribe"].strip()[1:-1])
     anonymous = Client(enforce_csrf_checks=True)
     page = anonymous.get(url)
-    assert page.status_code == 200 and "Stop every email digest?" in page.content.decode()
+    assert page.status_code == 200 and "Stop every email alert?" in page.content.decode()
     assert not AlertSettings.objects.filter(user=alice, unsubscribed_all=True).exists()
     # What a mail client sends for RFC 8058: a POST with this body, no cookie, no CSRF token.
     done = anonymous.post(url, data="List-Unsubscribe=One-Click", content_type="application/x-www-form-urlencoded")
-    assert done.status_code == 200 and "You will get no more email digests." in done.content.decode()
+    assert done.status_code == 200 and "You will get no more email alerts." in done.content.decode()
     assert AlertSettings.objects.get(user=alice).unsubscribed_all
     assert anonymous.post(url).status_code == 200  # twice is fine
     assert send_alerts(frequency="daily", day=DAY.replace(day=2)).users == 0
@@ -134,7 +136,7 @@ def test_the_api_lists_the_users_feed_urls(alice):
     assert [feed["name"] for feed in body["feeds"][1:]] == ["Learning", "Language", "Robots"]
 
 
-def test_the_admin_lists_digests_and_failing_addresses(alice, mailbox, client):
+def test_the_admin_lists_alerts_and_failing_addresses(alice, mailbox, client):
     mailbox.refused[alice.email] = "550 5.1.1 No such user"
     send_alerts(frequency="daily", day=DAY)
     root = User.objects.create_superuser("root", "", "a long admin password")

@@ -7,9 +7,9 @@ import pytest
 from django.test import Client
 from django.urls import reverse
 
-from accounts.alert_links import alert_settings_for, feed_secret_rotate
-from accounts.models import TrailItem
-from tests.accounts.alert_world import day_of_papers, follows, reader
+from accounts.alerts.links import alert_settings_for, feed_secret_rotate
+from accounts.trail.models import TrailItem
+from tests.accounts.alerts.world import day_of_papers, follows, reader
 from tests.accounts.conftest import ago, harvest, record
 
 pytestmark = pytest.mark.django_db

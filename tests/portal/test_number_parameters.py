@@ -8,7 +8,7 @@ import pytest
 from django.test import Client
 from django.utils import timezone
 
-from accounts.follows import follow_create
+from accounts.follows.services import follow_create
 from accounts.models import User
 from tests import factories as f
 

@@ -21,24 +21,16 @@ from django.test import Client
 from django.urls import URLPattern, URLResolver, get_resolver, reverse
 from django.urls.converters import IntConverter
 
-from accounts.alert_links import alert_settings_for, feed_secret_rotate, unsubscribe_token
-from accounts.follows import exclusion_create, follow_create
-from accounts.models import (
-    AlertSettings,
-    AlertUnsubscribe,
-    ApiToken,
-    Exclusion,
-    Follow,
-    NotInterested,
-    Recommendation,
-    Record,
-    RecordTag,
-    Tag,
-    TrailItem,
-    User,
-)
-from accounts.records import record_save
+from accounts.alerts.links import alert_settings_for, feed_secret_rotate, unsubscribe_token
+from accounts.alerts.models import AlertSettings, AlertUnsubscribe
+from accounts.follows.models import Exclusion, Follow
+from accounts.follows.services import exclusion_create, follow_create
+from accounts.models import ApiToken, User
+from accounts.recommend.models import NotInterested, Recommendation
+from accounts.records.models import Record, RecordTag, Tag
+from accounts.records.services import record_save
 from accounts.services import api_token_create
+from accounts.trail.models import TrailItem
 from harvest.models import Paper
 from tests.accounts.conftest import ago, harvest, record
 
@@ -329,9 +321,6 @@ def test_every_own_data_route_is_listed():
 
 @pytest.mark.parametrize("name", sorted(OWN_DATA_ROUTES))
 def test_own_data_routes_give_nobody_else_anything_of_the_owners(name, world):
-    from accounts.models import Record
-    from accounts.records import record_save
-    from harvest.models import Paper
 
     paper = Paper.objects.get(arxiv_id="2611.00001")
     record_save(user=world["a"], paper=paper, tags=[f"{SECRET} tag"], note=f"{SECRET} note")

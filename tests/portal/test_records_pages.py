@@ -13,27 +13,17 @@ from django.test import Client
 from django.urls import reverse
 from django.utils import timezone
 
-from accounts.follow_matching import match_versions
-from accounts.models import Record, Tag, TrailItem, User
-from accounts.records import record_save
+from accounts.models import User
+from accounts.records.models import Record, Tag
+from accounts.records.services import record_save
+from accounts.trail.matching import match_versions
+from accounts.trail.models import TrailItem
 from harvest.models import Paper, Version
 from tests import factories as f
 from tests.portal.record_filters import BAD_FILTERS
 
 pytestmark = pytest.mark.django_db
 HX = {"HTTP_HX_REQUEST": "true"}
-
-
-@pytest.fixture
-def reader() -> User:
-    return User.objects.create_user("reader", password="x")
-
-
-@pytest.fixture
-def client(reader) -> Client:
-    client = Client()
-    client.force_login(reader)
-    return client
 
 
 @pytest.fixture
@@ -56,50 +46,52 @@ def test_a_visitor_sees_a_sign_in_link_and_no_form(library):
     assert 'href="/accounts/login/?next=/papers/"' in html
 
 
-def test_cards_show_the_readers_own_records_in_one_query(client, reader, library, django_assert_max_num_queries):
+def test_cards_show_the_readers_own_records_in_one_query(reader_client, reader, library, django_assert_max_num_queries):
     record_save(user=reader, paper=paper("2611.00023"), state="reading", tags=["graphs", "RL"])
     other = User.objects.create_user("other")
     record_save(user=other, paper=paper("2611.00022"), tags=["secret-tag"])
-    client.get("/papers/")
+    reader_client.get("/papers/")
     # The library's own queries (7, tests/portal/test_library.py), the session
     # and user, and one for the page's records.
     with django_assert_max_num_queries(10):
-        html = client.get("/papers/").content.decode()
+        html = reader_client.get("/papers/").content.decode()
     assert html.count('data-record="saved"') == 1 and 'data-state="reading"' in html
     assert 'value="RL, graphs"' in html and "secret-tag" not in html
     assert html.count('data-action="save"') == 19
 
 
-def test_saving_through_htmx_answers_the_controls_and_keeps_their_ids(client, reader, library):
+def test_saving_through_htmx_answers_the_controls_and_keeps_their_ids(reader_client, reader, library):
     pk = paper("2611.00001").pk
     url = reverse("portal:record_save", args=["2611.00001"])
-    html = client.post(url, {"action": "save", "next": "/papers/"}, **HX).content.decode()
+    html = reader_client.post(url, {"action": "save", "next": "/papers/"}, **HX).content.decode()
     assert html.startswith(f'<div class="record-controls" id="record-{pk}" data-record="saved"')
     assert f'id="record-{pk}-toggle" data-action="remove"' in html  # the focused button's id survives
-    html = client.post(url, {"state": "read", "tags": "Graphs\uff0crl; RL", "next": "/papers/"}, **HX).content.decode()
+    html = reader_client.post(
+        url, {"state": "read", "tags": "Graphs\uff0crl; RL", "next": "/papers/"}, **HX
+    ).content.decode()
     saved = Record.objects.get(user=reader)
     assert saved.state == "read" and sorted(Tag.objects.values_list("name", flat=True)) == ["Graphs", "rl"]
     assert 'value="Graphs, rl"' in html
-    bad = client.post(url, {"state": "skimmed"}, **HX)
+    bad = reader_client.post(url, {"state": "skimmed"}, **HX)
     assert bad.status_code == 200 and "state: 请使用 to_read、reading 或 read。" in bad.content.decode()
-    html = client.post(url, {"action": "remove"}, **HX).content.decode()
+    html = reader_client.post(url, {"action": "remove"}, **HX).content.decode()
     assert f'id="record-{pk}-toggle" data-action="save"' in html and not Record.objects.exists()
 
 
-def test_a_plain_form_post_redirects_back_and_anonymous_is_sent_to_sign_in(client, library):
+def test_a_plain_form_post_redirects_back_and_anonymous_is_sent_to_sign_in(reader_client, library):
     url = reverse("portal:record_save", args=["2611.00001"])
-    response = client.post(url, {"action": "save", "next": "/papers/?q=x"})
+    response = reader_client.post(url, {"action": "save", "next": "/papers/?q=x"})
     assert response.status_code == 302 and response.url == "/papers/?q=x"
-    assert client.post(url, {"action": "save", "next": "https://evil.example/"}).url == "/papers/2611.00001/"
+    assert reader_client.post(url, {"action": "save", "next": "https://evil.example/"}).url == "/papers/2611.00001/"
     assert Client().post(url, {"action": "save"}).status_code == 302 and Record.objects.count() == 1
-    assert client.post(reverse("portal:record_save", args=["2611.99999"]), {"action": "save"}).status_code == 404
+    assert reader_client.post(reverse("portal:record_save", args=["2611.99999"]), {"action": "save"}).status_code == 404
 
 
-def test_the_paper_page_shows_the_owners_record_and_note_and_nobody_elses(client, reader, library):
+def test_the_paper_page_shows_the_owners_record_and_note_and_nobody_elses(reader_client, reader, library):
     record_save(user=reader, paper=paper("2611.30000"), tags=["mine"], note="**key** idea $x_1$ <script>x</script>")
     other = User.objects.create_user("other", password="x")
     record_save(user=other, paper=paper("2611.30000"), tags=["theirs"], note="their private note")
-    html = client.get("/papers/2611.30000/").content.decode()
+    html = reader_client.get("/papers/2611.30000/").content.decode()
     assert "<strong>key</strong> idea $x_1$ &lt;script&gt;" in html and 'class="note-rendered tex"' in html
     assert "their private note" not in html and "theirs" not in html
     assert Record.objects.get(user=reader).last_read_version == 1
@@ -107,21 +99,23 @@ def test_the_paper_page_shows_the_owners_record_and_note_and_nobody_elses(client
     assert "data-record-sign-in" in visitor and "idea" not in visitor
 
 
-def test_the_paper_page_shows_what_changed_since_the_version_read_then_clears_the_trail_card(client, reader, library):
+def test_the_paper_page_shows_what_changed_since_the_version_read_then_clears_the_trail_card(
+    reader_client, reader, library
+):
     record_save(user=reader, paper=paper("2611.30000"))
-    client.get("/papers/2611.30000/")
+    reader_client.get("/papers/2611.30000/")
     f.store(
         f.record("2611.30000", title="Sparse attention, revised", versions=2, categories=["cs.CL"]), at=timezone.now()
     )
     match_versions(version_ids=list(Version.objects.filter(number=2).values_list("id", flat=True)))
     card = TrailItem.objects.get(user=reader)
-    trail = client.get("/trail/").content.decode()
+    trail = reader_client.get("/trail/").content.decode()
     assert "修订 · v2" in trail and 'data-reason="record"' in trail and "?since=1#since-read" in trail
-    html = client.get("/papers/2611.30000/").content.decode()
+    html = reader_client.get("/papers/2611.30000/").content.decode()
     assert 'id="since-read" data-since="1"' in html and "revised</ins>" in html.split('id="since-read"')[1]
     card.refresh_from_db()
     assert not card.unread and Record.objects.get(user=reader).last_read_version == 2
-    assert 'id="since-read"' not in client.get("/papers/2611.30000/").content.decode()
+    assert 'id="since-read"' not in reader_client.get("/papers/2611.30000/").content.decode()
 
 
 def entries(response) -> list[str]:
@@ -131,11 +125,11 @@ def entries(response) -> list[str]:
     )
 
 
-def test_records_page_filters_sorts_counts_and_pages(client, reader, library):
+def test_records_page_filters_sorts_counts_and_pages(reader_client, reader, library):
     for n in range(1, 24):
         record_save(user=reader, paper=paper(f"2611.{n:05d}"), tags=["odd"] if n % 2 else [])
     record_save(user=reader, paper=paper("2611.30000"), state="read", note="compare with Longformer", tags=["nlp"])
-    first = client.get("/records/")
+    first = reader_client.get("/records/")
     html = first.content.decode()
     assert len(entries(first)) == 20 and entries(first)[0] == "2611.30000"
     assert (
@@ -143,40 +137,42 @@ def test_records_page_filters_sorts_counts_and_pages(client, reader, library):
         and 'data-state-count="read"><strong>1</strong>' in html
     )
     assert 'data-tag-count="odd">odd <span class="muted">12</span>' in html
-    assert len(entries(client.get("/records/?page=2"))) == 4
-    assert entries(client.get("/records/?tag=NLP")) == ["2611.30000"]
-    assert entries(client.get("/records/?state=read")) == ["2611.30000"]
-    assert entries(client.get("/records/?category=cs.CL")) == ["2611.30000"]
-    assert entries(client.get("/records/?q=longformer")) == ["2611.30000"]
-    assert entries(client.get("/records/?sort=title&size=20"))[0] == "2611.00001"
+    assert len(entries(reader_client.get("/records/?page=2"))) == 4
+    assert entries(reader_client.get("/records/?tag=NLP")) == ["2611.30000"]
+    assert entries(reader_client.get("/records/?state=read")) == ["2611.30000"]
+    assert entries(reader_client.get("/records/?category=cs.CL")) == ["2611.30000"]
+    assert entries(reader_client.get("/records/?q=longformer")) == ["2611.30000"]
+    assert entries(reader_client.get("/records/?sort=title&size=20"))[0] == "2611.00001"
     for query, field in BAD_FILTERS:
-        bad = client.get(f"/records/?{query}")
+        bad = reader_client.get(f"/records/?{query}")
         assert bad.status_code == 400 and f"{field}: " in bad.content.decode()
     assert Client().get("/records/").status_code == 302
 
 
-def test_bulk_actions_change_the_selection_of_the_owners_records_only(client, reader, library):
+def test_bulk_actions_change_the_selection_of_the_owners_records_only(reader_client, reader, library):
     mine = [record_save(user=reader, paper=paper(f"2611.{n:05d}"))[0].pk for n in (1, 2, 3)]
     other = User.objects.create_user("other")
     theirs = record_save(user=other, paper=paper("2611.00001"))[0].pk
-    client.post("/records/bulk/", {"bulk": "state", "state": "reading", "record": [*mine[:2], theirs]})
+    reader_client.post("/records/bulk/", {"bulk": "state", "state": "reading", "record": [*mine[:2], theirs]})
     assert set(Record.objects.filter(state="reading").values_list("pk", flat=True)) == set(mine[:2])
-    client.post("/records/bulk/", {"bulk": "tag", "tag": "batch", "record": [mine[2], theirs]})
+    reader_client.post("/records/bulk/", {"bulk": "tag", "tag": "batch", "record": [mine[2], theirs]})
     assert list(Tag.objects.get(name="batch").records.values_list("pk", flat=True)) == [mine[2]]
-    client.post("/records/bulk/", {"bulk": "remove", "record": [mine[0], theirs]})
+    reader_client.post("/records/bulk/", {"bulk": "remove", "record": [mine[0], theirs]})
     assert Record.objects.filter(pk=theirs).exists() and not Record.objects.filter(pk=mine[0]).exists()
-    response = client.post("/records/bulk/", {"bulk": "state", "state": "x", "record": [mine[1]]}, follow=True)
+    response = reader_client.post("/records/bulk/", {"bulk": "state", "state": "x", "record": [mine[1]]}, follow=True)
     assert "state: 请使用 to_read、reading 或 read。" in response.content.decode()
 
 
-def test_tags_are_renamed_merged_and_deleted_from_the_records_page(client, reader, library):
+def test_tags_are_renamed_merged_and_deleted_from_the_records_page(reader_client, reader, library):
     record_save(user=reader, paper=paper("2611.00001"), tags=["rl"])
     record_save(user=reader, paper=paper("2611.00002"), tags=["reinforcement"])
     rl, reinforcement = Tag.objects.get(name="rl"), Tag.objects.get(name="reinforcement")
-    client.post("/records/tags/", {"tag": rl.pk, "action": "rename", "name": "RL"})
-    clash = client.post("/records/tags/", {"tag": rl.pk, "action": "rename", "name": "reinforcement"}, follow=True)
+    reader_client.post("/records/tags/", {"tag": rl.pk, "action": "rename", "name": "RL"})
+    clash = reader_client.post(
+        "/records/tags/", {"tag": rl.pk, "action": "rename", "name": "reinforcement"}, follow=True
+    )
     assert "name: 你已有同名标签" in clash.content.decode()
-    client.post("/records/tags/", {"tag": reinforcement.pk, "action": "merge", "into": rl.pk})
+    reader_client.post("/records/tags/", {"tag": reinforcement.pk, "action": "merge", "into": rl.pk})
     assert list(Tag.objects.values_list("name", flat=True)) == ["RL"] and rl.records.count() == 2
     other = User.objects.create_user("other", password="x")
     stranger = Client()
@@ -185,14 +181,14 @@ def test_tags_are_renamed_merged_and_deleted_from_the_records_page(client, reade
         body = {"tag": rl.pk, "action": action, "name": "taken", "into": rl.pk}
         assert stranger.post("/records/tags/", body).status_code == 404
     assert stranger.post("/records/tags/", {"tag": "x", "action": "delete"}).status_code == 404
-    client.post("/records/tags/", {"tag": rl.pk, "action": "delete"})
+    reader_client.post("/records/tags/", {"tag": rl.pk, "action": "delete"})
     assert not Tag.objects.exists() and Record.objects.count() == 2
 
 
-def test_the_strip_and_the_account_page_lead_to_the_record(client, reader, library):
+def test_the_strip_and_the_account_page_lead_to_the_record(reader_client, reader, library):
     record_save(user=reader, paper=paper("2611.00001"))
-    assert 'href="/records/" data-strip="saved"><strong>1</strong>' in client.get("/me/strip/").content.decode()
-    assert 'href="/records/" data-records-link' in client.get("/me/").content.decode()
+    assert 'href="/records/" data-strip="saved"><strong>1</strong>' in reader_client.get("/me/strip/").content.decode()
+    assert 'href="/records/" data-records-link' in reader_client.get("/me/").content.decode()
 
 
 def test_the_admin_lists_records_and_tags(library):

@@ -11,11 +11,13 @@ import pytest
 from django.test import Client
 from django.utils import timezone
 
-from accounts.follow_matching import match_versions
-from accounts.follows import follow_create
-from accounts.models import Follow, TrailItem, User
-from accounts.trail import trail_mark_read
-from accounts.trail_delivery import trail_catch_up_users
+from accounts.follows.models import Follow
+from accounts.follows.services import follow_create
+from accounts.models import User
+from accounts.trail.delivery import trail_catch_up_users
+from accounts.trail.matching import match_versions
+from accounts.trail.models import TrailItem
+from accounts.trail.services import trail_mark_read
 from portal.templatetags.portal import highlight
 from tests import factories as f
 
@@ -24,30 +26,11 @@ pytestmark = pytest.mark.django_db
 
 def harvest(*records, hours_ago: float) -> None:
     """Store records as a harvest `hours_ago` and match their new versions, as
-    the task after a page does, then make every reader's cards, as their next
-    read of the trail does (tests/accounts/test_trail_delivery.py holds that)."""
+    the task after a page does, then make every reader's cards, as the workers'
+    delivery after it does (tests/accounts/trail/test_delivery.py holds that)."""
     result = f.store(*records, at=timezone.now() - timedelta(hours=hours_ago))
     match_versions(version_ids=result.created_version_ids)
     trail_catch_up_users()
-
-
-@pytest.fixture
-def reader() -> User:
-    return User.objects.create_user("reader", password="x")
-
-
-@pytest.fixture
-def client(reader) -> Client:
-    client = Client()
-    client.force_login(reader)
-    return client
-
-
-@pytest.fixture
-def other() -> Client:
-    client = Client()
-    client.force_login(User.objects.create_user("other", password="x"))
-    return client
 
 
 def follow(reader, kind, value, name) -> Follow:
@@ -81,8 +64,8 @@ def cards(response) -> list[str]:
     return [chunk.split('"', 1)[0] for chunk in html.split('<article class="paper-card" data-arxiv-id="')[1:]]
 
 
-def test_the_trail_shows_each_card_with_why_it_came(client, trail):
-    response = client.get("/trail/")
+def test_the_trail_shows_each_card_with_why_it_came(reader_client, trail):
+    response = reader_client.get("/trail/")
     assert response.status_code == 200 and response["Cache-Control"].startswith("max-age=0")
     assert cards(response) == ["2611.00001", "2611.00003", "2611.00002"]
     html = response.content.decode()
@@ -97,23 +80,23 @@ def test_the_trail_shows_each_card_with_why_it_came(client, trail):
     assert 'aria-label="3 条未读">3</span>' in html  # the navigation's count
 
 
-def test_filters_by_follow_kind_and_unread(client, trail, reader):
-    assert cards(client.get(f"/trail/?follow={trail['diffusion'].pk}")) == ["2611.00001"]
-    assert cards(client.get(f"/trail/?follow={trail['ada'].pk}")) == ["2611.00001", "2611.00002"]
-    assert cards(client.get("/trail/?kind=new")) == ["2611.00003", "2611.00002"]
-    assert cards(client.get("/trail/?kind=revision")) == ["2611.00001"]
+def test_filters_by_follow_kind_and_unread(reader_client, trail, reader):
+    assert cards(reader_client.get(f"/trail/?follow={trail['diffusion'].pk}")) == ["2611.00001"]
+    assert cards(reader_client.get(f"/trail/?follow={trail['ada'].pk}")) == ["2611.00001", "2611.00002"]
+    assert cards(reader_client.get("/trail/?kind=new")) == ["2611.00003", "2611.00002"]
+    assert cards(reader_client.get("/trail/?kind=revision")) == ["2611.00001"]
     item = TrailItem.objects.get(paper__arxiv_id="2611.00003")
-    client.post(f"/trail/{item.pk}/read/")
-    assert cards(client.get("/trail/?unread=1")) == ["2611.00001", "2611.00002"]
-    bad = client.get("/trail/?kind=old")
+    reader_client.post(f"/trail/{item.pk}/read/")
+    assert cards(reader_client.get("/trail/?unread=1")) == ["2611.00001", "2611.00002"]
+    bad = reader_client.get("/trail/?kind=old")
     assert bad.status_code == 400 and "kind: " in bad.content.decode()
-    assert client.get("/trail/?follow=x").status_code == 400
-    assert client.get("/trail/?cursor=!!").status_code == 400
+    assert reader_client.get("/trail/?follow=x").status_code == 400
+    assert reader_client.get("/trail/?cursor=!!").status_code == 400
     stranger = Follow.objects.create(user=User.objects.create_user("x"), kind="query", name="n", value={})
-    assert client.get(f"/trail/?follow={stranger.pk}").status_code == 404
+    assert reader_client.get(f"/trail/?follow={stranger.pk}").status_code == 404
 
 
-def test_pages_are_keyset_and_queries_do_not_grow_with_the_page(client, reader, django_assert_max_num_queries):
+def test_pages_are_keyset_and_queries_do_not_grow_with_the_page(reader_client, reader, django_assert_max_num_queries):
     follow(reader, "category", {"code": "cs.LG"}, "Learning")
     for n in range(25):
         harvest(f.record(f"2611.{n:05d}"), hours_ago=50 - n)
@@ -122,65 +105,67 @@ def test_pages_are_keyset_and_queries_do_not_grow_with_the_page(client, reader, 
     # count, and the page's and the navigation's check for new matches (the
     # cards were made before): the same for 20 cards or 3.
     with django_assert_max_num_queries(14):
-        first = client.get("/trail/")
+        first = reader_client.get("/trail/")
     assert len(cards(first)) == 20 and cards(first)[0] == "2611.00024"
     next_link = first.content.decode().split('rel="next"')[0].rsplit('href="', 1)[1].split('"')[0]
-    second = client.get("/trail/" + next_link.replace("&amp;", "&"))
+    second = reader_client.get("/trail/" + next_link.replace("&amp;", "&"))
     assert cards(second) == [f"2611.{n:05d}" for n in range(4, -1, -1)]
     TrailItem.objects.filter(paper__arxiv_id__in=[f"2611.{n:05d}" for n in range(22)]).delete()
     with django_assert_max_num_queries(14):
-        assert len(cards(client.get("/trail/"))) == 3
+        assert len(cards(reader_client.get("/trail/"))) == 3
 
 
-def test_marks_read_up_to_dismiss_and_undo(client, trail, reader):
+def test_marks_read_up_to_dismiss_and_undo(reader_client, trail, reader):
     middle = TrailItem.objects.get(paper__arxiv_id="2611.00003")
-    page = client.get("/trail/").content.decode()
+    page = reader_client.get("/trail/").content.decode()
     up_to = page.split(f'data-item="{middle.pk}"')[1].split('name="up_to" value="')[1].split('"')[0]
-    response = client.post("/trail/read/", {"up_to": up_to, "next": "/trail/?unread=1"})
+    response = reader_client.post("/trail/read/", {"up_to": up_to, "next": "/trail/?unread=1"})
     assert response.status_code == 302 and response["Location"] == "/trail/?unread=1"
     assert list(TrailItem.objects.filter(unread=True).values_list("paper__arxiv_id", flat=True)) == ["2611.00001"]
-    assert client.post("/trail/read/", {"up_to": "yesterday"}).status_code == 302
-    assert client.post("/trail/read/", {"next": "https://elsewhere.example/"})["Location"] == "/trail/"
-    dismissed = client.post(f"/trail/{middle.pk}/dismiss/")
+    assert reader_client.post("/trail/read/", {"up_to": "yesterday"}).status_code == 302
+    assert reader_client.post("/trail/read/", {"next": "https://elsewhere.example/"})["Location"] == "/trail/"
+    dismissed = reader_client.post(f"/trail/{middle.pk}/dismiss/")
     assert dismissed["Location"] == f"/trail/?undo={middle.pk}"
-    page = client.get(dismissed["Location"])
+    page = reader_client.get(dismissed["Location"])
     assert cards(page) == ["2611.00001", "2611.00002"] and "已移出足迹" in page.content.decode()
-    assert client.post(f"/trail/{middle.pk}/undismiss/").status_code == 302
-    assert cards(client.get("/trail/")) == ["2611.00001", "2611.00003", "2611.00002"]
+    assert reader_client.post(f"/trail/{middle.pk}/undismiss/").status_code == 302
+    assert cards(reader_client.get("/trail/")) == ["2611.00001", "2611.00003", "2611.00002"]
 
 
-def test_not_this_person_takes_the_author_reason_off_the_card(client, trail):
+def test_not_this_person_takes_the_author_reason_off_the_card(reader_client, trail):
     item = TrailItem.objects.get(paper__arxiv_id="2611.00002")
-    assert client.post(f"/trail/{item.pk}/not-this-person/{trail['cl'].pk}/").status_code == 404  # not an author follow
-    assert client.post(f"/trail/{item.pk}/not-this-person/{trail['ada'].pk}/").status_code == 302
-    assert cards(client.get("/trail/")) == ["2611.00001", "2611.00003"]
+    assert (
+        reader_client.post(f"/trail/{item.pk}/not-this-person/{trail['cl'].pk}/").status_code == 404
+    )  # not an author follow
+    assert reader_client.post(f"/trail/{item.pk}/not-this-person/{trail['ada'].pk}/").status_code == 302
+    assert cards(reader_client.get("/trail/")) == ["2611.00001", "2611.00003"]
     assert Follow.objects.get(pk=trail["ada"].pk).rejected_paper_ids == [item.paper_id]
 
 
-def test_opening_a_paper_marks_its_card_read(client, trail):
+def test_opening_a_paper_marks_its_card_read(reader_client, trail):
     item = TrailItem.objects.get(paper__arxiv_id="2611.00001")
-    response = client.get(f"/trail/{item.pk}/open/")
+    response = reader_client.get(f"/trail/{item.pk}/open/")
     assert response.status_code == 302 and response["Location"] == "/papers/2611.00001/#v2"
     item.refresh_from_db()
     assert not item.unread
 
 
-def test_every_item_route_is_the_owners_only(client, other, trail):
+def test_every_item_route_is_the_owners_only(reader_client, other_client, trail):
     item = TrailItem.objects.get(paper__arxiv_id="2611.00001")
-    assert other.get(f"/trail/{item.pk}/open/").status_code == 404
+    assert other_client.get(f"/trail/{item.pk}/open/").status_code == 404
     for action in ("read", "dismiss", "undismiss", f"not-this-person/{trail['ada'].pk}"):
-        assert other.post(f"/trail/{item.pk}/{action}/").status_code == 404, action
+        assert other_client.post(f"/trail/{item.pk}/{action}/").status_code == 404, action
     item.refresh_from_db()
     assert item.unread and not item.dismissed
-    assert other.post("/trail/read/", {"up_to": timezone.now().isoformat()}).status_code == 302
+    assert other_client.post("/trail/read/", {"up_to": timezone.now().isoformat()}).status_code == 302
     item.refresh_from_db()
     assert item.unread
-    assert cards(other.get("/trail/")) == []
+    assert cards(other_client.get("/trail/")) == []
     assert Client().get("/trail/").status_code == 302
 
 
-def test_the_account_strip_counts_follows_and_unread_or_invites_to_sign_in(client, trail):
-    html = client.get("/me/strip/").content.decode()
+def test_the_account_strip_counts_follows_and_unread_or_invites_to_sign_in(reader_client, trail):
+    html = reader_client.get("/me/strip/").content.decode()
     assert 'data-strip="follows"><strong>3</strong>' in html
     assert 'href="/trail/?unread=1" data-strip="unread"><strong>3</strong>' in html
     assert 'href="/records/" data-strip="saved"><strong>0</strong>已保存论文' in html
@@ -191,22 +176,24 @@ def test_the_account_strip_counts_follows_and_unread_or_invites_to_sign_in(clien
     assert anonymous["Cache-Control"].startswith("max-age=0") and "Cookie" in anonymous["Vary"]
 
 
-def test_the_overview_is_the_same_for_everyone_and_loads_the_strip(client, trail):
-    signed_in = client.get("/").content.decode()
+def test_the_overview_is_the_same_for_everyone_and_loads_the_strip(reader_client, trail):
+    signed_in = reader_client.get("/").content.decode()
     signed_out = Client().get("/").content.decode()
     for html in (signed_in, signed_out):
         assert 'hx-get="/me/strip/" hx-trigger="load"' in html and "正在读取账号与研究记录…" in html
         assert '<span id="nav-trail"></span>' in html and "3 条未读" not in html
 
 
-def test_the_navigation_and_profile_link_to_the_trail(client, trail, reader):
-    assert 'id="nav-trail" href="/trail/">足迹 <span class="nav-count"' in client.get("/papers/").content.decode()
+def test_the_navigation_and_profile_link_to_the_trail(reader_client, trail, reader):
+    assert (
+        'id="nav-trail" href="/trail/">足迹 <span class="nav-count"' in reader_client.get("/papers/").content.decode()
+    )
     assert "nav-trail" not in Client().get("/papers/").content.decode()
-    me = client.get("/me/").content.decode()
+    me = reader_client.get("/me/").content.decode()
     assert 'href="/follows/">我的关注</a>' in me and 'href="/trail/">我的足迹</a>' in me
     # A signed-in reader's pages are in the language saved with the account.
     User.objects.filter(pk=reader.pk).update(language="en")
-    english = client.get("/trail/").content.decode()
+    english = reader_client.get("/trail/").content.decode()
     assert "Revision · v2" in english and "Mark all as read up to here" in english and ">Trail <span" in english
 
 

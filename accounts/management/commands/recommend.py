@@ -9,6 +9,9 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.db.models import Count
 
 from accounts.models import User
+from accounts.recommend.corpus import real_papers
+from accounts.recommend.evaluation import evaluate as run_evaluation
+from accounts.recommend.evaluation import table
 from accounts.recommend.jobs import retrain_and_rescore
 
 
@@ -25,10 +28,6 @@ class Command(BaseCommand):
 
     def handle(self, *args, user: str | None, evaluate: bool, seeds: int, **options) -> None:
         if evaluate:
-            from accounts.recommend.corpus import real_papers
-            from accounts.recommend.evaluation import evaluate as run_evaluation
-            from accounts.recommend.evaluation import table
-
             self.stdout.write(table(run_evaluation(real_papers(), seeds=seeds)))
             return
         if user is not None:

@@ -1,6 +1,6 @@
 """`python manage.py send_alerts [--frequency daily|weekly] [--user NAME]
 [--day YYYY-MM-DD] [--dry-run]`: what the beat does after an announcement,
-by hand: each due digest built and sent once (a digest already sent for the
+by hand: each due alert built and sent once (an alert already sent for the
 period is not sent again), with progress on stderr."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from datetime import date
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from accounts.alerts import FREQUENCIES, preview_alerts, retry_due_alerts, send_alerts
+from accounts.alerts.sending import FREQUENCIES, preview_alerts, retry_due_alerts, send_alerts
 from accounts.models import User
 from harvest.completeness import is_listing_day
 
@@ -22,7 +22,7 @@ def _day(text: str) -> date:
 
 
 class Command(BaseCommand):
-    help = "Send the due email digests of the trail (daily, weekly or both), each once."
+    help = "Send the due email alerts of the trail (daily, weekly or both), each once."
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("--frequency", choices=list(FREQUENCIES), help="only this frequency (default: both)")
@@ -41,7 +41,7 @@ class Command(BaseCommand):
         for each in [frequency] if frequency else FREQUENCIES:
             if dry_run:
                 run, rows = preview_alerts(frequency=each, day=listing, usernames=users)
-                self.stdout.write(run.reason or f"{each} digests for {run.day} (dry run):")
+                self.stdout.write(run.reason or f"{each} alerts for {run.day} (dry run):")
                 for username, count in rows:
                     self.stdout.write(f"  {username}: {count} papers" if count else f"  {username}: nothing new")
                 continue

@@ -1,7 +1,7 @@
 """The signed-in user's follows and trail. The API's follow value is the
 natural one per kind (a category code, a list of name variants, a query
 string, an object of filter parameters); accounts keeps each as an object,
-and `domain_value`/`api_value` translate between the two."""
+and accounts.follows.definition.FollowDefinition translates between the two."""
 
 from __future__ import annotations
 
@@ -11,8 +11,9 @@ from django.utils.translation import gettext as _
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
-from accounts.follow_values import FILTER_KEYS, MAX_VARIANTS
-from accounts.models import Follow, TrailItem
+from accounts.follows.definition import FILTER_KEYS, MAX_VARIANTS, FollowDefinition, storable_text
+from accounts.follows.models import Follow
+from accounts.trail.models import TrailItem
 from portal.api.serializers.papers import PaperSerializer
 
 VALUE_SCHEMA = {
@@ -47,93 +48,15 @@ class FollowValueField(serializers.JSONField):
     """A follow's value in the API's shape; the schema says which shape per kind."""
 
 
-class FollowValueError(Exception):
-    """A value of the wrong shape for its kind, with the field to name."""
-
-    def __init__(self, field: str, message: str):
-        super().__init__(message)
-        self.field = field
-        self.message = message
-
-
-def _storable(text: str) -> bool:
-    """PostgreSQL text holds neither NUL nor lone surrogates (which JSON escapes can carry)."""
-    return "\x00" not in text and not any("\ud800" <= char <= "\udfff" for char in text)
-
-
-def _unstorable_field(value: Any, field: str = "value") -> str | None:
-    if isinstance(value, str):
-        return None if _storable(value) else field
-    if isinstance(value, list):
-        return next((f for f in (_unstorable_field(item, field) for item in value) if f), None)
-    if isinstance(value, dict):
-        for key, item in value.items():
-            if not _storable(str(key)):
-                return field
-            found = _unstorable_field(item, f"value.{key}" if field == "value" else field)
-            if found:
-                return found
-    return None
-
-
-def domain_value(kind: str, value: Any) -> dict[str, Any]:
-    """The API's value of a follow as accounts.follow_values takes it."""
-    unstorable = _unstorable_field(value)
-    if unstorable:
-        raise FollowValueError(unstorable, _("This text holds a character that cannot be stored (NUL)."))
-    if kind in (Follow.Kind.CATEGORY, Follow.Kind.QUERY):
-        if not isinstance(value, str):
-            message = (
-                _("Give a category follow's value as a string.")
-                if kind == Follow.Kind.CATEGORY
-                else _("Give a query follow's value as a string.")
-            )
-            raise FollowValueError("value", message)
-        return {"code": value} if kind == Follow.Kind.CATEGORY else {"q": value}
-    if kind == Follow.Kind.AUTHOR:
-        names = [value] if isinstance(value, str) else value
-        if not isinstance(names, list) or not names or not all(isinstance(name, str) for name in names):
-            raise FollowValueError(
-                "value", _("Give an author follow's value as a list of name spellings, the name first.")
-            )
-        return {"author": names[0], "variants": names}
-    if kind == Follow.Kind.FILTERS:
-        if not isinstance(value, dict):
-            raise FollowValueError("value", _("Give a filters follow's value as an object of filter parameters."))
-        clean: dict[str, Any] = {}
-        for key, given in value.items():
-            if isinstance(given, bool):
-                given = "1" if given else "0"
-            elif key == "category" and isinstance(given, list) and all(isinstance(code, str) for code in given):
-                given = list(given)
-            elif not isinstance(given, str | int) or isinstance(given, bool):
-                raise FollowValueError(f"value.{key}", _("Give this filter as a string."))
-            clean[str(key)] = given if isinstance(given, list) else str(given)
-        return clean
-    raise FollowValueError("kind", _("Choose one of category, author, query, filters."))
-
-
 def domain_error_field(kind: str, key: str) -> str:
     """The API field a domain ValidationError key stands for."""
-    if key in ("name", "kind", "delivery"):
+    if key in ("name", "kind", "delivery", "value") or key.startswith("value."):
         return key
     if key in ("follows", "__all__"):
         return "non_field_errors"
     if kind == Follow.Kind.FILTERS and key != "value":
         return f"value.{key}"
     return "value"
-
-
-def api_value(follow: Follow) -> Any:
-    value = follow.value or {}
-    if follow.kind == Follow.Kind.CATEGORY:
-        return value.get("code", "")
-    if follow.kind == Follow.Kind.QUERY:
-        return value.get("q", "")
-    if follow.kind == Follow.Kind.AUTHOR:
-        author = value.get("author", "")
-        return [author, *(name for name in value.get("variants", []) if name != author)]
-    return dict(value)
 
 
 class FollowSerializer(serializers.Serializer):
@@ -153,7 +76,7 @@ class FollowSerializer(serializers.Serializer):
 
     @extend_schema_field(VALUE_SCHEMA)
     def get_value(self, follow: Follow) -> Any:
-        return api_value(follow)
+        return FollowDefinition.stored(follow.kind, follow.compiled, follow.value).api_value()
 
     @extend_schema_field(serializers.IntegerField())
     def get_unread(self, follow: Follow) -> int:
@@ -174,7 +97,7 @@ class FollowWriteSerializer(serializers.Serializer):
     )
 
     def validate_name(self, name: str) -> str:
-        if not _storable(name):
+        if not storable_text(name):
             raise serializers.ValidationError(_("This text holds a character that cannot be stored (NUL)."))
         return name
 

@@ -6,9 +6,9 @@ from __future__ import annotations
 from django.utils.translation import gettext as _
 from rest_framework import serializers
 
-from accounts.models import Record
-from accounts.notes import MAX_NOTE_LENGTH
-from accounts.records import MAX_TAG_LENGTH, MAX_TAGS_PER_RECORD
+from accounts.records.models import Record
+from accounts.records.notes import MAX_NOTE_LENGTH
+from accounts.records.services import MAX_TAG_LENGTH, MAX_TAGS_PER_RECORD
 
 
 def _storable(text: str) -> bool:

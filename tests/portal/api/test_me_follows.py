@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from accounts import follows
-from accounts.models import Follow, TrailItem
+from accounts.follows import selectors as follow_selectors
+from accounts.follows.models import Follow
+from accounts.trail.models import TrailItem
 from tests.accounts.conftest import ago, harvest, record
 
 pytestmark = pytest.mark.django_db
@@ -151,7 +152,7 @@ def test_the_preview_counts_7_and_30_days_and_lists_the_latest_five(api, user, m
     assert filters["last_7_days"] == 1 and filters["recent"][0]["arxiv_id"] == "2611.00030"
     author = api.get(f"{FOLLOWS}preview/?kind=author&value=Ada Lovelace&value=A. Lovelace").json()
     assert author["last_30_days"] == 8
-    monkeypatch.setattr(follows, "PREVIEW_COUNT_CAP", 5)
+    monkeypatch.setattr(follow_selectors, "PREVIEW_COUNT_CAP", 5)
     capped = api.get(f"{FOLLOWS}preview/?kind=category&value=cs.CL").json()
     assert (capped["last_7_days"], capped["last_7_days_capped"]) == (4, False)
     assert (capped["last_30_days"], capped["last_30_days_capped"]) == (5, True)

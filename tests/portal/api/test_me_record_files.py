@@ -10,8 +10,9 @@ import bibtexparser
 import pytest
 import rispy
 
-from accounts.models import Record, User
-from accounts.records import record_save
+from accounts.models import User
+from accounts.records.models import Record
+from accounts.records.services import record_save
 from harvest.models import Paper
 from tests.accounts.conftest import harvest, record
 

@@ -9,8 +9,9 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
-from accounts.models import Record, Tag, User
-from accounts.records import record_save
+from accounts.models import User
+from accounts.records.models import Record, Tag
+from accounts.records.services import record_save
 from harvest.models import Paper
 from tests import factories as f
 from tests.portal.record_filters import BAD_FILTERS

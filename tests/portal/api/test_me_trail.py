@@ -7,9 +7,9 @@ from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
-from accounts.follows import follow_create
-from accounts.models import TrailItem
-from accounts.trail import trail_mark_read
+from accounts.follows.services import follow_create
+from accounts.trail.models import TrailItem
+from accounts.trail.services import trail_mark_read
 from tests.accounts.conftest import ago, harvest, record
 
 pytestmark = pytest.mark.django_db

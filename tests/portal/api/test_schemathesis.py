@@ -31,12 +31,14 @@ from schemathesis.specs.openapi.checks import (
     status_code_conformance,
 )
 
-from accounts.follows import follow_create
-from accounts.models import Recommendation, TrailItem, User
+from accounts.follows.services import follow_create
+from accounts.models import User
 from accounts.recommend.jobs import retrain_and_rescore
-from accounts.records import record_save
+from accounts.recommend.models import Recommendation
+from accounts.records.services import record_save
 from accounts.services import api_token_create
-from accounts.trail import trail_dismiss, trail_mark_read
+from accounts.trail.models import TrailItem
+from accounts.trail.services import trail_dismiss, trail_mark_read
 from harvest.models import HarvestRun, Paper, Version
 from harvest.records import PaperRecord
 from tests import factories

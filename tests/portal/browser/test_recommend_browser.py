@@ -11,11 +11,13 @@ from django.core.cache import cache
 from django.test import Client
 from playwright.sync_api import expect
 
-from accounts.models import NotInterested, Record, User
+from accounts.models import User
+from accounts.recommend.debounce import RETRAIN_KEY
 from accounts.recommend.jobs import retrain_and_rescore
-from accounts.recommend.services import RETRAIN_KEY
-from accounts.records import record_save
-from tests.accounts.recommend_helpers import store_real_papers, topic
+from accounts.recommend.models import NotInterested
+from accounts.records.models import Record
+from accounts.records.services import record_save
+from tests.accounts.recommend.helpers import store_real_papers, topic
 from tests.portal.browser.conftest import browser_page, in_thread, screenshot
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]

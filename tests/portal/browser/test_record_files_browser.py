@@ -14,8 +14,9 @@ from django.conf import settings
 from django.test import Client
 from django.utils import timezone
 
-from accounts.models import Record, User
-from accounts.records import record_save
+from accounts.models import User
+from accounts.records.models import Record
+from accounts.records.services import record_save
 from harvest.models import Paper
 from tests import factories as f
 from tests.portal.browser.conftest import browser_page, in_thread, screenshot

@@ -15,7 +15,7 @@ from django.utils import timezone
 from playwright.sync_api import expect
 
 from accounts.models import User
-from accounts.records import record_save
+from accounts.records.services import record_save
 from harvest.models import Paper
 from tests import factories as f
 from tests.portal.browser.conftest import browser_page, screenshot

@@ -13,7 +13,7 @@ from django.test import Client
 from django.utils import timezone
 from playwright.sync_api import expect
 
-from accounts.follows import follow_create
+from accounts.follows.services import follow_create
 from accounts.models import User
 from tests import factories as f
 from tests.portal.browser.conftest import browser_page, in_thread, screenshot

@@ -1,0 +1,105 @@
+"""Reads of the private Atom feeds: the user a feed secret names, the
+newest entries of the trail or of one follow, and a validator (ETag and
+Last-Modified) computed from the same rows, so a conditional GET that
+finds nothing new costs the two indexed queries and no rendering."""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from accounts.alerts.models import AlertSettings
+from accounts.follows.models import Follow
+from accounts.models import User
+from accounts.trail.models import TrailItem, TrailMatch
+from digests.selectors import readings_for_versions
+from harvest.models import Paper
+
+
+@dataclass
+class FeedEntry:
+    paper: Paper
+    version_number: int
+    kind: str
+    event_at: datetime
+    takeaway: str = ""
+    abstract: str = ""  # cut at ABSTRACT_LIMIT characters, on a word
+
+
+@dataclass
+class FeedState:
+    user: User
+    follow: Follow | None
+    entries: list[FeedEntry] = field(default_factory=list)
+    etag: str = ""
+    last_modified: datetime | None = None
+    rows: list[tuple] = field(default_factory=list)  # (paper id, version id, number, kind, event time)
+
+
+ABSTRACT_LIMIT = 800
+
+
+def _shortened(text: str) -> str:
+    text = " ".join(text.split())
+    if len(text) <= ABSTRACT_LIMIT:
+        return text
+    return text[:ABSTRACT_LIMIT].rsplit(" ", 1)[0] + " …"
+
+
+def feed_user(*, secret: str) -> User | None:
+    row = AlertSettings.objects.filter(feed_secret=secret).select_related("user").first()
+    if row is None or not row.user.is_active:
+        return None
+    return row.user
+
+
+def _rows(user: User, follow: Follow | None, size: int) -> list[tuple]:
+    """(paper id, version id, version number, kind, event time), newest first."""
+    if follow is not None:
+        return list(
+            TrailMatch.objects.filter(follow=follow, item__dismissed=False)
+            .order_by("-event_at", "-item_id")
+            .values_list("item__paper_id", "version_id", "version_number", "kind", "event_at")[:size]
+        )
+    return list(
+        TrailItem.objects.filter(user=user, dismissed=False)
+        .order_by("-latest_event_at", "-id")
+        .values_list("paper_id", "latest_version_id", "latest_version_number", "kind", "latest_event_at")[:size]
+    )
+
+
+def feed_state(*, secret: str, follow_id: int | None, size: int) -> FeedState | None:
+    """The feed a URL names, or None (an unknown or rotated secret, a follow
+    that is not this user's): the caller answers 404 either way."""
+    user = feed_user(secret=secret)
+    if user is None:
+        return None
+    follow = None
+    if follow_id is not None:
+        follow = Follow.objects.filter(user=user, pk=follow_id).first()
+        if follow is None:
+            return None
+    rows = _rows(user, follow, size)
+    digest = hashlib.sha256(f"{user.language}|{follow.name if follow else ''}".encode())
+    for paper_id, _version_id, number, kind, event_at in rows:
+        digest.update(f"|{paper_id}.{number}.{kind}.{event_at.isoformat()}".encode())
+    newest = max((row[4] for row in rows), default=None)
+    return FeedState(user, follow, etag=f'"{digest.hexdigest()[:32]}"', last_modified=newest, rows=rows)
+
+
+def feed_entries(state: FeedState) -> list[FeedEntry]:
+    """The entries of a state from feed_state, with papers and takeaways."""
+    rows = state.rows
+    papers = Paper.objects.in_bulk([row[0] for row in rows])
+    readings = readings_for_versions(version_ids=[row[1] for row in rows])
+    language = "zh" if state.user.language.startswith("zh") else "en"
+    entries = []
+    for paper_id, version_id, number, kind, event_at in rows:
+        paper = papers.get(paper_id)
+        if paper is None:
+            continue
+        reading = readings.get(version_id)
+        takeaway = (reading.content.get(language) or {}).get("takeaway", "") if reading is not None else ""
+        entries.append(FeedEntry(paper, number, kind, event_at, takeaway, _shortened(paper.abstract)))
+    return entries

@@ -1,0 +1,18 @@
+"""What follows tell the domains to their right (the trail) when a user's
+follows change. Every signal is sent inside the change's transaction, and its
+receivers run in it: a change and its cards commit together."""
+
+from django.dispatch import Signal
+
+# The user's follows or exclusions are about to change (`user`): matches
+# recorded so far must be applied under the follows as they still are.
+follows_changing = Signal()
+# What a follow matches is new (`follow`, `created`, `since`: the start of its
+# back-fill window); an edited follow's unread reasons are stale.
+follow_matching_changed = Signal()
+# A follow is about to be deleted (`follow`).
+follow_deleting = Signal()
+# "Not this person": `follow` no longer matches `paper_id`.
+author_variant_rejected = Signal()
+# A new exclusion (`user`, `exclusion`): the unread cards it covers go.
+exclusion_created = Signal()

@@ -1,0 +1,125 @@
+"""A batch of new versions matched once per follow definition: every distinct
+(kind, compiled) of an unmuted follow or an exclusion is evaluated against
+the batch's index and its matches stored as DefinitionMatch rows, whoever
+follows it. Users' cards are made from these rows when their trail is read
+(accounts.trail_delivery), so a harvest's cost grows with the definitions,
+not with how many readers follow each (docs/decisions.md, "Matched once per
+definition").
+"""
+
+from __future__ import annotations
+
+import json
+import tempfile
+from collections.abc import Iterator, Mapping
+from datetime import timedelta
+from typing import Any
+
+from django.db import connection, transaction
+from django.utils import timezone
+
+from accounts.follows.definition import FollowDefinition
+from accounts.follows.matching import DayIndex
+from accounts.follows.models import Exclusion, Follow
+from accounts.trail.copy import copy_text
+from accounts.trail.lock import lock_trail
+from accounts.trail.models import DefinitionMatch
+
+# Kept this long: a user away longer gets their follows' back-fill instead
+# (accounts.trail_delivery).
+RETENTION_DAYS = 30
+_WRITE_BUFFER = 5000
+_SPOOL_BYTES = 32 * 2**20
+_COPY_BLOCK = 2**20
+
+
+def follow_definitions() -> Iterator[tuple[int, str, Mapping[str, Any]]]:
+    """(key, kind, compiled) of every distinct definition an unmuted follow
+    or an exclusion uses, each once."""
+    seen: set[int] = set()
+    follows = Follow.objects.filter(muted=False).values_list("kind", "compiled")
+    if connection.vendor == "postgresql":
+        follows = follows.distinct()  # jsonb compares by value: 300,000 follows, about 120,000 definitions
+    definitions = (FollowDefinition.stored(kind, compiled) for kind, compiled in follows.order_by().iterator(5000))
+    exclusions = (
+        FollowDefinition.of_exclusion(kind, compiled)
+        for kind, compiled in Exclusion.objects.values_list("kind", "compiled")
+    )
+    for source in (definitions, exclusions):
+        for definition in source:
+            key = definition.key
+            if key not in seen:
+                seen.add(key)
+                yield key, definition.kind, definition.compiled
+
+
+def _rows(index: DayIndex, definitions: list[tuple[int, str, Mapping[str, Any]]]) -> Iterator[tuple]:
+    for key, kind, compiled in definitions:
+        for i, reason in index.evaluate(kind, compiled, remember=False).items():
+            paper = index.papers[i]
+            primary = reason.get("primary", True) if kind == "category" else True
+            yield (key, paper.paper_id, paper.version_id, paper.version_number, paper.kind, paper.event_at, primary,
+                   reason)  # fmt: skip
+
+
+def record_definition_matches(index: DayIndex) -> int:
+    """Evaluate every follow definition against the batch and store its
+    matches, in one transaction under the trail writers' lock (so matches
+    become visible in id order: a user's `trail_through` never skips one).
+    The definitions are read first (the connection cannot read while in
+    COPY); the matches are streamed, never held."""
+    now = timezone.now()
+    written = 0
+    with transaction.atomic():
+        lock_trail()
+        definitions = list(follow_definitions())
+        if connection.vendor == "postgresql":
+            return _copy(_rows(index, definitions), now)
+        batch: list[DefinitionMatch] = []
+        for key, paper, version, number, kind, at, primary, reason in _rows(index, definitions):
+            batch.append(DefinitionMatch(definition=key, paper_id=paper, version_id=version, version_number=number,
+                                         kind=kind, event_at=at, is_primary=primary, reason=reason,
+                                         created_at=now))  # fmt: skip
+            if len(batch) >= _WRITE_BUFFER:
+                written += len(DefinitionMatch.objects.bulk_create(batch))
+                batch.clear()
+        written += len(DefinitionMatch.objects.bulk_create(batch))
+    return written
+
+
+def _copy(rows: Iterator[tuple], now) -> int:
+    """COPY the rows, spooled first (to disk past a few MB): evaluating a
+    saved view's filters reads the database, which the connection cannot do
+    while in COPY."""
+    written = 0
+    stamp = now.isoformat()
+    with tempfile.SpooledTemporaryFile(max_size=_SPOOL_BYTES) as spool:
+        lines: list[str] = []
+        for key, paper, version, number, kind, at, primary, reason in rows:
+            reason_text = copy_text(json.dumps(reason, ensure_ascii=False))
+            lines.append(f"{key}\t{paper}\t{version}\t{number}\t{kind}\t{at.isoformat()}\t{'t' if primary else 'f'}"
+                         f"\t{reason_text}\t{stamp}\n")  # fmt: skip
+            written += 1
+            if len(lines) >= _WRITE_BUFFER:
+                spool.write("".join(lines).encode())
+                lines.clear()
+        spool.write("".join(lines).encode())
+        spool.seek(0)
+        columns = "definition, paper_id, version_id, version_number, kind, event_at, is_primary, reason, created_at"
+        statement = f"COPY accounts_definitionmatch ({columns}) FROM STDIN"
+        with connection.cursor() as cursor, cursor.copy(statement) as copy:
+            while block := spool.read(_COPY_BLOCK):
+                copy.write(block)
+    return written
+
+
+def prune_definition_matches(*, days: int = RETENTION_DAYS) -> int:
+    """Drop the matches older than the retention, in id order a batch at a time."""
+    cutoff = timezone.now() - timedelta(days=days)
+    deleted = 0
+    while True:
+        old = DefinitionMatch.objects.filter(created_at__lt=cutoff).order_by("id")
+        ids = list(old.values_list("id", flat=True)[:10000])
+        if not ids:
+            return deleted
+        deleted += DefinitionMatch.objects.filter(id__in=ids).delete()[0]

@@ -1,0 +1,126 @@
+"""No matched event is lost or delivered twice while readers read, mark and
+change their follows as a real worker matches harvests and delivers trails."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+
+import pytest
+from celery.result import AsyncResult
+from celery.signals import after_task_publish
+from django.conf import settings
+
+from accounts.follows.services import follow_create, follow_update
+from accounts.models import User
+from accounts.trail.models import DefinitionMatch, TrailItem, TrailMatch
+from accounts.trail.selectors import trail_page, trail_unread_total
+from accounts.trail.services import trail_mark_read
+from harvest.models import HarvestRun, Paper
+from harvest.services import paper_upsert_many
+from harvest.signals import versions_created
+from tests.accounts.conftest import ago, record
+
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.integration]
+
+ROUNDS = 8
+
+
+@pytest.fixture
+def worker(subprocess_env):
+    """A real worker on the Redis broker: two processes, so that a matching
+    task and the deliveries it queues run side by side."""
+    if not settings.REDIS_URL:
+        pytest.fail("the race test needs REDIS_URL (make test sets it)")
+    process = subprocess.Popen(
+        [
+            os.path.join(os.path.dirname(sys.executable), "celery"),
+            "-A",
+            "papertrail",
+            "worker",
+            "--pool=prefork",
+            "--concurrency=2",
+            "--queues=default",
+            "--hostname=test-trail@%h",
+            "--without-gossip",
+            "--without-mingle",
+            "--loglevel=WARNING",
+        ],
+        env=subprocess_env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        yield process
+    finally:
+        process.terminate()
+        try:
+            process.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            process.kill()
+
+
+def wait_for(condition: Callable[[], bool], *, timeout: float, what: str) -> None:
+    """Poll an observable condition until it holds (the worker's work is in
+    another process; there is no result to wait on for the deliveries it queues)."""
+    deadline = time.monotonic() + timeout
+    while not condition():
+        assert time.monotonic() < deadline, f"timed out waiting for {what}"
+        time.sleep(0.1)
+
+
+def test_every_matched_event_reaches_each_trail_exactly_once_under_concurrent_reads_marks_and_edits(worker):
+    marker, editor, reader = (User.objects.create_user(username=name, password="x") for name in ("m", "e", "r"))
+    for user in (marker, editor, reader):
+        follow_create(user=user, kind="category", value={"code": "cs.LG"}, name="cs.LG")
+    edited = follow_create(user=editor, kind="author", value={"author": "Ada Lovelace"}, name="Ada")
+    matching_tasks: list[str] = []
+
+    def published(sender=None, headers=None, **kwargs) -> None:
+        if headers["task"] == "accounts.match_new_versions":
+            matching_tasks.append(headers["id"])
+
+    after_task_publish.connect(published, weak=False)
+    try:
+        for n in range(ROUNDS):
+            # Two new papers, and a revision of the first paper of the round before.
+            records = [record(f"2611.{n:03d}01"), record(f"2611.{n:03d}02", authors=["Ada Lovelace"])]
+            if n:
+                records.append(record(f"2611.{n - 1:03d}01", versions=2 + (n % 2)))
+            stored = paper_upsert_many(records=records, now=ago(minutes=ROUNDS - n))
+            # As a harvest run does once its page committed: the matching task is queued.
+            versions_created.send(sender=HarvestRun, version_ids=stored.created_version_ids)
+            # While the worker matches and delivers: every kind of read, a
+            # mark of everything so far, and an edit that re-matches a follow.
+            for user in (marker, editor, reader):
+                trail_page(user=user)
+                trail_unread_total(user=user)
+            trail_mark_read(user=marker)
+            follow_update(follow=edited, include_revisions=n % 2 == 0)
+    finally:
+        after_task_publish.disconnect(published)
+    assert len(matching_tasks) == ROUNDS
+
+    for task_id in matching_tasks:
+        AsyncResult(task_id).get(timeout=120)
+    newest = DefinitionMatch.objects.order_by("-id").values_list("id", flat=True).first()
+    wait_for(
+        lambda: set(User.objects.values_list("trail_through", flat=True)) == {newest},
+        timeout=120,
+        what="every reader's delivery of the last matches",
+    )
+
+    latest = dict(Paper.objects.values_list("arxiv_id", "latest_version"))
+    for user in (marker, editor, reader):
+        cards = dict(TrailItem.objects.filter(user=user).values_list("paper__arxiv_id", "latest_version_number"))
+        # Every paper of cs.LG is on the card, at its newest version: none lost.
+        assert cards == latest, user.username
+        # Exactly once: one reason per (card, follow).
+        reasons = list(TrailMatch.objects.filter(user=user).values_list("item__paper__arxiv_id", "follow_id"))
+        assert len(reasons) == len(set(reasons))
+    # The marker read everything up to the last round; the revisions after it
+    # reopened their cards, and nothing else is unread.
+    assert trail_unread_total(user=reader) == len(latest)
