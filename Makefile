@@ -8,7 +8,7 @@ DEV_STAMP := $(VENV)/.dev-$(shell cat requirements.txt requirements-dev.txt | md
 # Tests and checks read settings for tests; `make run` runs the real settings in debug mode.
 TEST_ENV := DJANGO_SETTINGS_MODULE=papertrail.settings.test
 
-.PHONY: run test lint format check-migrations bench-harvest bench-data bench loadtest browser-deps clean
+.PHONY: run test lint format check-migrations bench-harvest bench-data bench bench-search loadtest browser-deps clean
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -55,6 +55,10 @@ bench-data: $(DEV_STAMP)
 
 bench: $(DEV_STAMP)
 	$(TEST_ENV) $(PY) -m bench.portal --scale $(SCALE) $(BENCH_ARGS)
+
+# The semantic search at scale: synthetic vectors, the index, hybrid and similar papers (bench/search.py).
+bench-search: $(DEV_STAMP)
+	$(TEST_ENV) $(PY) -m bench.search --scale $(SCALE) $(BENCH_ARGS)
 
 # Locust against gunicorn on loopback over the bench library (bench/loadtest.py).
 loadtest: $(DEV_STAMP)

@@ -1,3 +1,5 @@
+from importlib import import_module
+
 from django.apps import AppConfig
 from django.db.models.signals import post_migrate
 
@@ -10,3 +12,4 @@ class HarvestConfig(AppConfig):
         from harvest.source_rows import create_configured_sources
 
         post_migrate.connect(create_configured_sources, sender=self, dispatch_uid="harvest-create-sources")
+        import_module("harvest.receivers")

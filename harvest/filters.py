@@ -3,11 +3,13 @@ REST API: a django-filter FilterSet whose form rejects a bad value
 with a message that names the parameter.
 
 Parameters (all optional, every one in the URL):
-  q         full-text query over titles and abstracts (PostgreSQL: ranked search
-            over the stored `search_vector`, migration 0003; SQLite: every word
-            must occur in the title or the abstract)
+  q         full-text query over titles and abstracts in web-search syntax
+            (words, "phrases", OR, -exclusions), ranked; PostgreSQL: the stored
+            `search_vector`, migration 0003; SQLite: the FTS5 table of
+            migration 0011, read by harvest.search_syntax
   sort      updated (version update time, default) | included_at (inclusion on
-            this site) | published (first publication, v1) | relevance (needs q)
+            this site) | published (first publication, v1) | relevance (with q;
+            without q the default order, and `sort_fell_back` says so)
   since     Beijing date YYYY-MM-DD, first day of the time range (inclusive)
   until     Beijing date YYYY-MM-DD, last day of the time range (inclusive)
   days      the last N days; since/until/days apply to the chosen sort's date
@@ -27,19 +29,26 @@ from datetime import date, datetime, time, timedelta
 
 import django_filters
 from django import forms
-from django.contrib.postgres.search import SearchQuery, SearchRank, SearchVectorField
-from django.db import connection
-from django.db.models import Exists, Expression, F, OuterRef, Q, QuerySet
+from django.db.models import Exists, F, OuterRef, Q, QuerySet
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
 from harvest.clock import display_zone
+from harvest.hybrid import HYBRID, KEYWORD, SEMANTIC, search
+from harvest.keyword_search import MAX_QUERY_WORDS, full_text_search, is_postgresql
 from harvest.models import Authorship, CommunityPick, Paper, PaperCategory
+
+__all__ = ["MAX_QUERY_WORDS", "PaperFilterSet", "full_text_search", "is_postgresql", "ordering_for"]
 
 SORT_UPDATED = "updated"
 SORT_INCLUDED = "included_at"
 SORT_PUBLISHED = "published"
 SORT_RELEVANCE = "relevance"
+MODE_CHOICES = [
+    (HYBRID, _("words and meaning")),
+    (KEYWORD, _("exact words")),
+    (SEMANTIC, _("meaning only")),
+]
 SORT_CHOICES = [
     (SORT_UPDATED, _("version update time")),
     (SORT_INCLUDED, _("inclusion on this site")),
@@ -59,7 +68,6 @@ EARLIEST_DATE = date(1900, 1, 1)
 LATEST_DATE = date(2999, 12, 31)
 MAX_CATEGORIES = 20
 MAX_QUERY_LENGTH = 200
-MAX_QUERY_WORDS = 12
 CATEGORY_CODE = re.compile(r"^[a-z][a-z\-]{0,15}(\.[A-Za-z][A-Za-z\-]{0,15})?$")
 _SEPARATORS = re.compile(r"[\s,]+")
 
@@ -69,43 +77,6 @@ def not_a_category_code(value: str) -> str:
     given (NUL left out: no page or JSON should carry it back)."""
     message = CategoryListField.default_error_messages["invalid"]
     return str(message % {"value": value[:40].replace("\x00", "")})
-
-
-def is_postgresql() -> bool:
-    return connection.vendor == "postgresql"
-
-
-class StoredSearchVector(Expression):
-    """`harvest_paper.search_vector`, a generated column the ORM does not model
-    (migration 0003), under whatever alias the query gives the paper table."""
-
-    def __init__(self) -> None:
-        super().__init__(output_field=SearchVectorField())
-
-    def resolve_expression(self, query=None, allow_joins=True, reuse=None, summarize=False, for_save=False):
-        clone = self.copy()
-        clone.id_column = F("id").resolve_expression(query, allow_joins, reuse, summarize, for_save)
-        return clone
-
-    def as_sql(self, compiler, connection):
-        return f"{compiler.quote_name_unless_alias(self.id_column.alias)}.search_vector", []
-
-
-def full_text_search(queryset: QuerySet[Paper], text: str) -> QuerySet[Paper]:
-    """Papers matching `text`; on PostgreSQL annotated with `search_rank`."""
-    if is_postgresql():
-        query = SearchQuery(text, config="english", search_type="websearch")
-        vector = StoredSearchVector()
-        return (
-            queryset.alias(search_vector=vector)
-            .filter(search_vector=query)
-            .annotate(search_rank=SearchRank(vector, query))
-        )
-    words = [word for word in _SEPARATORS.split(text) if word.strip('"')][:MAX_QUERY_WORDS]
-    for word in words:
-        word = word.strip('"')
-        queryset = queryset.filter(Q(title__icontains=word) | Q(abstract__icontains=word))
-    return queryset
 
 
 class StrictBooleanField(forms.Field):
@@ -211,13 +182,14 @@ class PaperFilterForm(forms.Form):
                 self.add_error(name, _("Use a date between 1900-01-01 and 2999-12-31."))
         if since and until and since > until:
             self.add_error("until", _("The time range ends before it starts (until is before since)."))
-        if data.get("sort") == SORT_RELEVANCE and not data.get("q"):
-            self.add_error("sort", _("Sorting by relevance needs a search query (q)."))
         return data
 
 
 class PaperFilterSet(django_filters.FilterSet):
     q = django_filters.CharFilter(method="filter_query", max_length=MAX_QUERY_LENGTH, label=_("Search"))
+    mode = django_filters.ChoiceFilter(
+        choices=MODE_CHOICES, method="filter_nothing", empty_label=None, label=_("Search by")
+    )
     sort = django_filters.ChoiceFilter(
         choices=SORT_CHOICES, method="filter_nothing", empty_label=None, label=_("Sort by")
     )
@@ -246,9 +218,33 @@ class PaperFilterSet(django_filters.FilterSet):
     @property
     def chosen_sort(self) -> str:
         data = self.form.cleaned_data
+        if self.sort_fell_back:
+            return SORT_UPDATED
         if data.get("sort"):
             return data["sort"]
         return SORT_RELEVANCE if data.get("q") else SORT_UPDATED
+
+    @property
+    def chosen_mode(self) -> str:
+        return self.form.cleaned_data.get("mode") or HYBRID
+
+    @property
+    def narrows_besides_query(self) -> bool:
+        """Whether a parameter other than the query and its mode selects papers."""
+        data = self.form.cleaned_data
+        return any(
+            value not in (None, "", [])
+            for name, value in data.items()
+            if name not in ("q", "mode", "sort", "cross_lists")
+        )
+
+    @property
+    def sort_fell_back(self) -> bool:
+        """Relevance was asked for without a query: there is nothing to rank
+        by, so the default order answers (a link that drops `q` and keeps
+        `sort` still works) and the page says why."""
+        data = self.form.cleaned_data
+        return data.get("sort") == SORT_RELEVANCE and not (data.get("q") or "").strip()
 
     @property
     def narrows(self) -> bool:
@@ -257,7 +253,7 @@ class PaperFilterSet(django_filters.FilterSet):
         return any(
             value not in (None, "", [])
             for name, value in data.items()
-            if name != "sort" and not (name == "q" and not str(value).strip())
+            if name not in ("sort", "mode") and not (name == "q" and not str(value).strip())
         )
 
     @property
@@ -275,8 +271,9 @@ class PaperFilterSet(django_filters.FilterSet):
         return queryset
 
     def filter_query(self, queryset, name, value):
-        text = value.strip()
-        return full_text_search(queryset, text) if text else queryset
+        """Applied last, in filter_queryset: the semantic side ranks what the
+        other filters leave."""
+        return queryset
 
     def filter_revised(self, queryset, name, value):
         if value is None:
@@ -303,7 +300,11 @@ class PaperFilterSet(django_filters.FilterSet):
                 category_codes(self.form.cleaned_data["category"]), paper=OuterRef("pk"), is_primary=True
             )
             queryset = queryset.filter(Exists(primary))
-        return self._order(self._time_range(queryset))
+        queryset = self._time_range(queryset)
+        text = (self.form.cleaned_data.get("q") or "").strip()
+        if text:
+            queryset = search(queryset, text, mode=self.chosen_mode, narrowed=self.narrows_besides_query)
+        return self._order(queryset)
 
     def _time_range(self, queryset: QuerySet[Paper]) -> QuerySet[Paper]:
         data = self.form.cleaned_data
@@ -324,9 +325,10 @@ class PaperFilterSet(django_filters.FilterSet):
 
 
 def ordering_for(sort: str) -> list:
-    """The order of a sort: newest first, ties by id, papers without the date last.
-    Without PostgreSQL ranking, relevance falls back to version update time."""
-    if sort == SORT_RELEVANCE and is_postgresql():
+    """The order of a sort: newest first, ties by id, papers without the date
+    last; relevance by `search_rank` (full_text_search annotates it on both
+    databases), ties newest id first."""
+    if sort == SORT_RELEVANCE:
         return [F("search_rank").desc(), F("id").desc()]
     column = SORT_DATE_FIELD[sort]
     if column in NULLABLE_DATE_FIELDS:

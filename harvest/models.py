@@ -277,3 +277,26 @@ class AnnouncementItem(models.Model):
 
     def __str__(self) -> str:
         return f"{self.arxiv_id}v{self.version} ({self.announce_type})"
+
+
+class PaperEmbedding(models.Model):
+    """A paper's embedding by the configured model (harvest.embeddings): the
+    source of truth the vector index is built from. `vector` holds float16
+    values (little-endian, the model's dimension), L2-normalised; `model`
+    names the model that made it, so a change of model re-embeds; `text_hash`
+    fingerprints the embedded text (a new version with the same text keeps it)."""
+
+    paper = models.OneToOneField(
+        Paper, on_delete=models.CASCADE, primary_key=True, related_name="embedding", db_constraint=False
+    )
+    model = models.CharField(max_length=128)
+    vector = models.BinaryField()
+    text_hash = models.CharField(max_length=16)
+    embedded_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        # The index's incremental reads: what was embedded after its watermark.
+        indexes = [models.Index(fields=["model", "embedded_at", "paper"], name="embedding_model_time_idx")]
+
+    def __str__(self) -> str:
+        return f"{self.paper_id} by {self.model}"

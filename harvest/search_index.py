@@ -10,8 +10,12 @@ its own transactions, so a paper is listed at once and found by a full-text
 query seconds later. Management commands that load papers by hand
 (`harvest`, `import_snapshot`, `load_offline_bundle`) index before they end.
 
-SQLite searches the text itself (harvest.filters.full_text_search): there the
-pass only clears the flags.
+On SQLite the index is the FTS5 table `harvest_paper_fts` (migration 0011;
+rowid = the paper's id, its own copy of title and abstract, Porter-stemmed
+words), which the same pass fills: a pending paper's row is replaced by its
+current text. The table keeps its own copy so that a row is always removed
+whole, whatever the paper says now; rows of deleted papers stay behind
+unmatched (searches join on the papers' ids, which SQLite does not reuse).
 """
 
 from __future__ import annotations
@@ -46,6 +50,20 @@ _INDEX_BATCH = f"""
 UPDATE harvest_paper SET search_vector = {SEARCH_VECTOR_SQL}, search_pending = false
 WHERE id IN (SELECT id FROM harvest_paper WHERE search_pending ORDER BY id LIMIT %s FOR UPDATE SKIP LOCKED)
 """  # noqa: S608 (constant SQL)
+
+
+# SQLite: the full-text table, and one batch of the pass. Transactions there
+# are IMMEDIATE (settings): the batch holds the write lock from its start, so
+# its three statements read the same pending papers and no writer changes
+# them in between.
+FTS_TABLE = "harvest_paper_fts"
+_SQLITE_PENDING = "SELECT id FROM harvest_paper WHERE search_pending ORDER BY id LIMIT %s"
+_SQLITE_INDEX_BATCH = (
+    f"DELETE FROM {FTS_TABLE} WHERE rowid IN ({_SQLITE_PENDING})",  # noqa: S608 (constant SQL)
+    f"INSERT INTO {FTS_TABLE} (rowid, title, abstract) "  # noqa: S608 (constant SQL)
+    f"SELECT id, title, abstract FROM harvest_paper WHERE id IN ({_SQLITE_PENDING})",
+    f"UPDATE harvest_paper SET search_pending = 0 WHERE id IN ({_SQLITE_PENDING})",  # noqa: S608 (constant SQL)
+)
 
 
 @dataclass
@@ -109,11 +127,9 @@ def index_pending_papers(
     result = IndexResult()
     started = time.monotonic()
     if connection.vendor != "postgresql":
-        result.papers = Paper.objects.filter(search_pending=True).update(search_pending=False)
-        result.batches = 1
+        # One writer at a time on SQLite: batches in turn, on this connection.
+        _index_batches(batch_size, result, started, progress, statements=_SQLITE_INDEX_BATCH)
         result.seconds = time.monotonic() - started
-        if progress is not None and result.papers:
-            progress(result)
         return result
     workers = workers or min(os.cpu_count() or 1, 4)
     if workers == 1 or connection.in_atomic_block:
@@ -136,11 +152,15 @@ def index_pending_papers(
     return result
 
 
-def _index_batches(batch_size: int, result: IndexResult, started: float, progress, counted=None) -> None:
-    """Batches until none is left (or the others hold the rest), on this thread's connection."""
+def _index_batches(
+    batch_size: int, result: IndexResult, started: float, progress, counted=None, statements=(_INDEX_BATCH,)
+) -> None:
+    """Batches until none is left (or the others hold the rest), on this
+    thread's connection; the last statement's row count is the batch's size."""
     while True:
         with transaction.atomic(), connection.cursor() as cursor:
-            cursor.execute(_INDEX_BATCH, [batch_size])
+            for statement in statements:
+                cursor.execute(statement, [batch_size])
             indexed = cursor.rowcount
         if indexed <= 0:
             return

@@ -8,7 +8,10 @@ from datetime import date
 from celery import shared_task
 from django.conf import settings
 
-from harvest.models import HarvestRun, Source
+from harvest.embeddings.encoders import get_encoder
+from harvest.embeddings.index import build_index
+from harvest.embeddings.services import embed_papers
+from harvest.models import HarvestRun, Source, Version
 from harvest.runs import harvest_source
 from harvest.search_index import index_pending_papers
 from harvest.sources.base import Window
@@ -62,3 +65,25 @@ def index_search() -> str:
     result = index_pending_papers()
     analyzed = analyze_library_if_grown(stored=result.papers)
     return f"{result.papers} papers indexed in {result.seconds:.1f} s" + (", statistics gathered" if analyzed else "")
+
+
+@shared_task(
+    name="harvest.embed_papers",
+    soft_time_limit=settings.HARVEST_SOFT_TIME_LIMIT,
+    time_limit=settings.HARVEST_TIME_LIMIT,
+)
+def embed_papers_task(version_ids: list[int] | None = None) -> str:
+    """Embed a harvest page's new or changed papers, then a slice of the
+    backlog (newest first), and fold the new vectors into the index file once
+    they are many. Its own queue (`embed`): harvest and LLM work never wait on it."""
+    encoder = get_encoder()
+    page = embed_papers(
+        paper_ids=set(Version.objects.filter(pk__in=version_ids or []).values_list("paper_id", flat=True)),
+        encoder=encoder,
+    )
+    backlog = embed_papers(limit=settings.PAPERTRAIL_EMBED_BATCH, encoder=encoder)
+    size = build_index(model=encoder.name, dimension=encoder.dimension)
+    folded = f", index rebuilt with {size} papers" if size >= 0 else ""
+    return (
+        f"{page.papers} papers of the page and {backlog.papers} of the backlog embedded ({backlog.rate:.1f}/s){folded}"
+    )

@@ -3,13 +3,13 @@ previous one (an opaque `cursor` in the URL), so a deep page costs what the
 first one does and rows inserted meanwhile do not shift it.
 
 Orders are `<date> DESC [NULLS LAST], id DESC` (harvest.filters.ordering_for).
-Relevance pages (ranked full-text search) use a bounded offset instead: past a
-few hundred results a ranking has said what it can. For the same reason, and
-because ranking reads every candidate's search vector, a query matching more
-than RANK_CANDIDATES papers is ranked among its RANK_CANDIDATES most recently
-updated matches (a broad word matches a fifth of a million-paper library;
-ranking all of them took seconds). RANK_CANDIDATES is MAX_RELEVANCE_OFFSET: no
-page of a ranking goes deeper anyway.
+Relevance pages (ranked full-text search, on both databases) use a bounded
+offset instead: past a few hundred results a ranking has said what it can. For
+the same reason, and because ranking reads every candidate's search vector, a
+query matching more than RANK_CANDIDATES papers is ranked on PostgreSQL among
+its RANK_CANDIDATES most recently updated matches (a broad word matches a fifth
+of a million-paper library; ranking all of them took seconds). RANK_CANDIDATES
+is MAX_RELEVANCE_OFFSET: no page of a ranking goes deeper anyway.
 
 Counts are bounded too (COUNT_CAP): past a thousand papers, "more than 1,000"
 tells a reader what an exact figure would, and counting a filtered million-paper
@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from django.core.cache import cache
+from django.core.exceptions import EmptyResultSet
 from django.db import connection
 from django.db.models import F, Q, QuerySet, Value
 from django.db.models.expressions import RawSQL
@@ -84,7 +85,7 @@ def _decode(cursor: str, sort: str) -> dict:
         raise CursorError(_("cursor: this page link is damaged; start again from the first page.")) from None
     if not isinstance(payload, dict) or payload.get("s") != sort:
         raise CursorError(_("cursor: this page link belongs to another sort; start again from the first page."))
-    if sort == _relevance_key():
+    if sort == SORT_RELEVANCE:
         offset = payload.get("o")
         if not isinstance(offset, int) or not 0 < offset <= MAX_RELEVANCE_OFFSET:
             raise CursorError(_("cursor: this page link is damaged; start again from the first page."))
@@ -96,19 +97,13 @@ def _decode(cursor: str, sort: str) -> dict:
     return {"id": row_id, "value": moment}
 
 
-def _relevance_key() -> str:
-    """Relevance is ranked on PostgreSQL only; elsewhere it pages like `updated`."""
-    return SORT_RELEVANCE if is_postgresql() else "relevance-fallback"
-
-
 def keyset_page(queryset: QuerySet[Paper], *, sort: str, cursor: str | None, size: int) -> Page:
     """One page of `queryset` (already filtered) in the order of `sort`."""
-    if sort == SORT_RELEVANCE and is_postgresql():
+    if sort == SORT_RELEVANCE:
         return _offset_page(queryset, sort=sort, cursor=cursor, size=size)
-    cursor_sort = _relevance_key() if sort == SORT_RELEVANCE else sort
     column = SORT_DATE_FIELD[sort]
-    ordered = queryset.order_by(*ordering_for(sort if sort != SORT_RELEVANCE else "updated"))
-    position = _decode(cursor, cursor_sort) if cursor else None
+    ordered = queryset.order_by(*ordering_for(sort))
+    position = _decode(cursor, sort) if cursor else None
     nullable = column in NULLABLE_DATE_FIELDS
     if position is None:
         rows = list(ordered[: size + 1])
@@ -128,7 +123,7 @@ def keyset_page(queryset: QuerySet[Paper], *, sort: str, cursor: str | None, siz
     if has_more and rows:
         last = rows[-1]
         moment: datetime | None = getattr(last, column)
-        next_cursor = _encode({"s": cursor_sort, "v": moment.isoformat() if moment else None, "i": last.pk})
+        next_cursor = _encode({"s": sort, "v": moment.isoformat() if moment else None, "i": last.pk})
     return Page(papers=rows, next_cursor=next_cursor, is_first=cursor is None)
 
 
@@ -158,7 +153,12 @@ def _rank_candidates(queryset: QuerySet[Paper]) -> tuple[QuerySet[Paper], tuple[
     not one per match; if the
     bound holds fewer than RANK_CANDIDATES matches, every match is collected
     after all. The candidates are found in one query and ranked in the next, by
-    primary key, so the ranking reads 1,000 search vectors, never the 20,000 again."""
+    primary key, so the ranking reads 1,000 search vectors, never the 20,000 again.
+
+    SQLite ranks every match: its FTS5 index scores them itself, and a library
+    on SQLite (`make run`) holds a few thousand papers."""
+    if not is_postgresql():
+        return queryset, None
     expected = _planned_rows(queryset)
     if expected <= RANK_CANDIDATES:
         return queryset, None
@@ -227,7 +227,10 @@ def _updated_at_depth(depth: int) -> datetime | None:
 
 
 def _planned_rows(queryset: QuerySet[Paper]) -> int:
-    sql, params = queryset.order_by().values("id").query.sql_with_params()
+    try:
+        sql, params = queryset.order_by().values("id").query.sql_with_params()
+    except EmptyResultSet:  # a search that found nothing (an empty candidate list)
+        return 0
     with connection.cursor() as cursor:
         cursor.execute("EXPLAIN (FORMAT JSON) " + sql, params)
         plan = cursor.fetchone()[0]

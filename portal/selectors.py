@@ -16,6 +16,7 @@ from accounts.records.models import Record
 from accounts.records.selectors import records_for_papers
 from digests.models import GuidedReading
 from digests.selectors import readings_for_versions
+from harvest.embeddings.selectors import similar_papers
 from harvest.filters import SORT_INCLUDED, SORT_UPDATED
 from harvest.models import CommunityPick, Paper, Version
 from harvest.selectors import VersionChange, paper_history
@@ -36,6 +37,7 @@ class PaperCard:
     window_versions: list[int] = field(default_factory=list)
     window_readings: list[GuidedReading] = field(default_factory=list)
     highlight: list[str] = field(default_factory=list)  # query terms to mark (the trail)
+    similarity: float | None = None  # to the paper a "similar papers" list is about
     # The latest version's announcement day when it has no submission date yet
     # (only the feed has brought it): the card shows that instead of an older date.
     announced: date | None = None
@@ -88,6 +90,17 @@ def paper_cards(papers: Sequence[Paper]) -> list[PaperCard]:
         )
         for paper in papers
     ]
+
+
+def similar_paper_cards(paper: Paper, *, k: int = 10) -> list[PaperCard]:
+    """Cards of the papers nearest this one, most similar first."""
+    nearest = similar_papers(paper, k=k)
+    papers = Paper.objects.in_bulk([paper_id for paper_id, _ in nearest])
+    cards = paper_cards([papers[paper_id] for paper_id, _ in nearest if paper_id in papers])
+    scores = dict(nearest)
+    for card in cards:
+        card.similarity = scores[card.paper.pk]
+    return cards
 
 
 # --- briefings ---------------------------------------------------------------

@@ -12,7 +12,8 @@ from django.db import connection
 
 from accounts.follows import tsquery
 from accounts.follows.matching import NEW, REVISION, PaperFacts
-from harvest.filters import _SEPARATORS, MAX_QUERY_WORDS, PaperFilterSet
+from harvest.filters import _SEPARATORS, PaperFilterSet
+from harvest.keyword_search import MAX_QUERY_WORDS
 from harvest.models import Paper, Version
 from harvest.search_index import SEARCH_VECTOR_SQL
 

@@ -60,6 +60,16 @@ def reading_sections(reading) -> list[tuple[str, str, str]]:
 
 
 @register.simple_tag
+def reading_takeaway(reading) -> str:
+    """A done reading's one-line takeaway in the reader's language ("" if none)."""
+    if reading is None or reading.status != "done":
+        return ""
+    body = (reading.content or {}).get(_language()) or {}
+    takeaway = body.get("takeaway")
+    return takeaway.strip() if isinstance(takeaway, str) else ""
+
+
+@register.simple_tag
 def llm_configured() -> bool:
     return bool(settings.ANTHROPIC_API_KEY)
 

@@ -38,6 +38,9 @@ CELERY_TASK_TIME_LIMIT = env_int("CELERY_TASK_TIME_LIMIT", 16 * 60, minimum=1)
 CELERY_RESULT_EXPIRES = 24 * 3600
 CELERY_TASK_DEFAULT_QUEUE = "default"
 CELERY_TASK_ROUTES = {
+    # Embeddings keep a CPU busy for minutes: a queue of their own (an exact
+    # name is matched before the patterns).
+    "harvest.embed_papers": {"queue": "embed"},
     "harvest.*": {"queue": "harvest"},
     "digests.*": {"queue": "llm"},
 }
@@ -88,6 +91,9 @@ ZONED_HARVEST_SCHEDULES = {
 # Each run that stores papers queues the full-text indexing itself; this entry
 # catches papers stored by hand or by a run whose queued pass was lost.
 SEARCH_INDEX_CRON = env_cron("PAPERTRAIL_CRON_SEARCH_INDEX", "*/5 * * * *")
+# Each harvest page queues its papers' embeddings; this entry works through the
+# backlog (a new library, a change of model) a batch at a time, newest first.
+EMBED_CRON = env_cron("PAPERTRAIL_CRON_EMBED", "*/10 * * * *")
 _DIGESTS_COLLECT_SECONDS = env_int("PAPERTRAIL_SUMMARY_COLLECT_SECONDS", 600, minimum=60)
 _DIGESTS_DRAIN_SECONDS = env_int("PAPERTRAIL_SUMMARY_DRAIN_SECONDS", 3600, minimum=60)
 # The overview's numbers are computed by a task every minute and stored in the
@@ -135,6 +141,11 @@ CELERY_BEAT_SCHEDULE = {
         "task": "harvest.index_search",
         "schedule": crontab_from(SEARCH_INDEX_CRON),
         "options": {"expires": expires_for(SEARCH_INDEX_CRON), "queue": "harvest"},
+    },
+    "harvest-embed-backlog": {
+        "task": "harvest.embed_papers",
+        "schedule": crontab_from(EMBED_CRON),
+        "options": {"expires": expires_for(EMBED_CRON), "queue": "embed"},
     },
     # Collects finished Message Batches results and submits a batch when the
     # backlog is above the threshold.

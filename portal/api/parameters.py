@@ -7,7 +7,7 @@ from __future__ import annotations
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter
 
-from harvest.filters import MAX_CATEGORIES, MAX_QUERY_LENGTH, SORT_CHOICES
+from harvest.filters import MAX_CATEGORIES, MAX_QUERY_LENGTH, MODE_CHOICES, SORT_CHOICES
 
 
 def _bool(name: str, description: str) -> OpenApiParameter:
@@ -18,15 +18,28 @@ PAPER_FILTER_PARAMETERS = [
     OpenApiParameter(
         "q",
         {"type": "string", "maxLength": MAX_QUERY_LENGTH},
-        description="Full-text query over titles and abstracts (ranked on PostgreSQL; every word must occur on "
-        "SQLite). With q the default sort is relevance.",
+        description="Full-text query over titles and abstracts in web-search syntax: every word must occur, "
+        '`"a phrase"` as written, `OR` between alternatives, `-word` leaves papers out; words match whole, '
+        "with English stems. With q the default sort is relevance. Unlike the /papers/ page's search box, an "
+        "arXiv id or a DOI here is searched as text, not looked up.",
+    ),
+    OpenApiParameter(
+        "mode",
+        OpenApiTypes.STR,
+        enum=[value for value, _label in MODE_CHOICES],
+        description="How q finds papers: `hybrid` (the default: the keyword ranking and the semantic one fused, "
+        "so a question or a Chinese query finds English papers and exact matches still come first), `keyword` "
+        "(the words themselves, as keyword follows match) or `semantic` (the papers whose embeddings, title and "
+        "the abstract's lead in a multilingual model, are nearest the query's). Phrases and -exclusions filter "
+        "in every mode.",
     ),
     OpenApiParameter(
         "sort",
         OpenApiTypes.STR,
         enum=[value for value, _label in SORT_CHOICES],
         description="Order, newest first: `updated` (version update time, the default), `included_at` (inclusion "
-        "on this site), `published` (first publication, v1) or `relevance` (needs q). The time range "
+        "on this site), `published` (first publication, v1) or `relevance` (with q; without q the answer is "
+        "in the default order, `updated`, not an error). The time range "
         "(since, until, days) applies to the chosen sort's date.",
     ),
     OpenApiParameter(

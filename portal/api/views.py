@@ -26,7 +26,7 @@ from portal.api.errors import NotFoundParameter, ParameterError, form_errors
 from portal.api.pagination import CURSOR_PARAMETER, PAGE_SIZE_PARAMETER, KeysetPagination
 from portal.api.parameters import PAPER_FILTER_PARAMETERS
 from portal.api.schema import ERROR_RESPONSES, NOT_FOUND_RESPONSE
-from portal.api.serializers.papers import PaperDetailSerializer, PaperSerializer
+from portal.api.serializers.papers import PaperDetailSerializer, PaperSerializer, SimilarPapersSerializer
 from portal.api.serializers.site import (
     BriefingPageSerializer,
     MeSerializer,
@@ -34,7 +34,14 @@ from portal.api.serializers.site import (
     StatsSerializer,
 )
 from portal.arxiv_ids import PaperNotFound, requested_paper
-from portal.selectors import BRIEFING_KINDS, BRIEFING_SORT, briefing_cards, briefing_papers, paper_cards
+from portal.selectors import (
+    BRIEFING_KINDS,
+    BRIEFING_SORT,
+    briefing_cards,
+    briefing_papers,
+    paper_cards,
+    similar_paper_cards,
+)
 from portal.stats import overview_stats_cached
 from portal.stats.overview import window_counts
 from portal.stats.windows import Window, WindowError, current_window, parse_window_end, window_ending
@@ -122,6 +129,28 @@ class PaperDetailView(APIView):
         except PaperNotFound as exc:
             raise (ParameterError if exc.malformed else NotFoundParameter)({"arxiv_id": [exc.message]}) from None
         return Response(PaperDetailSerializer(detail, context={"requested_version": version}).data)
+
+
+class SimilarPapersView(APIView):
+    @extend_schema(
+        operation_id="papers_similar",
+        summary="Papers similar to one paper",
+        description="The ten papers whose embeddings are nearest this paper's (title and the abstract's lead, "
+        "in a multilingual model), each with its similarity and the AI guided reading of its latest version when "
+        "there is one. Empty until the paper is embedded (minutes after it is harvested).",
+        parameters=[ARXIV_ID_PARAMETER],
+        responses={
+            200: OpenApiResponse(SimilarPapersSerializer, description="The similar papers."),
+            **ERROR_RESPONSES,
+            404: NOT_FOUND_RESPONSE,
+        },
+    )
+    def get(self, request: Request, arxiv_id: str) -> Response:
+        try:
+            detail, _version = requested_paper(arxiv_id)
+        except PaperNotFound as exc:
+            raise (ParameterError if exc.malformed else NotFoundParameter)({"arxiv_id": [exc.message]}) from None
+        return Response(SimilarPapersSerializer({"results": similar_paper_cards(detail.paper)}).data)
 
 
 def briefing_links(request: Request, counts, window: Window, is_current: bool) -> list[dict]:

@@ -11,6 +11,8 @@ urlpatterns = [
     path("papers/", views.PaperListView.as_view(), name="paper_list"),
     # <path:> so that old-style ids (hep-th/9901001) and malformed ids reach the
     # view, which answers with a JSON error naming arxiv_id.
+    # Before the detail's <path:>, which would take "…/similar" for an id.
+    re_path(r"^papers/(?P<arxiv_id>\S+)/similar/$", views.SimilarPapersView.as_view(), name="paper_similar"),
     path("papers/<path:arxiv_id>/", views.PaperDetailView.as_view(), name="paper_detail"),
     path("stats/", views.StatsView.as_view(), name="stats"),
     path("briefings/<str:kind>/", views.BriefingView.as_view(), name="briefing"),

@@ -3,19 +3,21 @@
 from __future__ import annotations
 
 from django.http import Http404, HttpRequest, HttpResponse
-from django.shortcuts import render
+from django.shortcuts import redirect, render
 from django.utils.cache import add_never_cache_headers
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET
 
 from accounts.records.selectors import record_get
 from accounts.records.services import record_opened
-from harvest.filters import SORT_CHOICES, PaperFilterSet
+from harvest.filters import MODE_CHOICES, SORT_CHOICES, PaperFilterSet
+from harvest.models import Author
+from harvest.search_syntax import looks_like_a_name
 from harvest.selectors import version_change
-from portal.arxiv_ids import PaperNotFound, requested_paper
+from portal.arxiv_ids import PaperNotFound, identifier_in, identifier_lookup, requested_paper
 from portal.forms import saved_filters_query
 from portal.pagination import CursorError, bounded_count, keyset_page
-from portal.selectors import attach_records, paper_cards
+from portal.selectors import attach_records, paper_cards, similar_paper_cards
 from portal.stats import overview_stats_cached
 from portal.views.records import controls_context
 
@@ -36,14 +38,27 @@ def page_size(request: HttpRequest) -> int:
 
 @require_GET
 def paper_list(request: HttpRequest) -> HttpResponse:
+    """The library. A search text that is an identifier (an arXiv id or URL, a
+    DOI) leads to the paper's page, or says the library lacks it; a text that
+    is an author's name keeps its results and offers that author's papers."""
+    query = request.GET.get("q", "").strip()
+    target = identifier_in(query) if query else None
+    found = identifier_lookup(target) if target is not None else None
+    if found is not None and found.path and not found.has_paper:
+        return redirect(found.path)
     filterset = PaperFilterSet(request.GET, request=request)
     context = {
         "filterset": filterset,
         "form": filterset.form,
         "stats": overview_stats_cached(),
         "sort_choices": SORT_CHOICES,
+        "mode_choices": MODE_CHOICES,
         "page_sizes": PAGE_SIZES,
     }
+    if found is not None:
+        # Not in the library (or not that version): the page says so and
+        # links to the paper elsewhere; a search for the id would find nothing.
+        return render(request, "portal/paper_list.html", {**context, "identifier": found})
     errors = [] if filterset.is_valid() else filterset.error_messages
     size = DEFAULT_PAGE_SIZE
     try:
@@ -71,8 +86,22 @@ def paper_list(request: HttpRequest) -> HttpResponse:
         count_capped=capped,
         size=size,
         follow_query=saved_filters_query(request.GET),
+        sort_fell_back=filterset.sort_fell_back,
+        author_offer=_author_named(query, filterset.form.cleaned_data.get("author") or ""),
     )
     return render(request, "portal/paper_list.html", context)
+
+
+def _author_named(query: str, author_filter: str) -> str | None:
+    """The stored spelling of the author the query names exactly (ignoring
+    case), unless the author filter already asks for them. One indexed look-up
+    (harvest's unique index on UPPER(name)), and only for name-shaped queries."""
+    if not looks_like_a_name(query):
+        return None
+    name = " ".join(query.split())
+    if " ".join(author_filter.split()).lower() == name.lower():
+        return None
+    return Author.objects.filter(name__iexact=name).order_by("pk").values_list("name", flat=True).first()
 
 
 @require_GET
@@ -88,6 +117,7 @@ def paper_page(request: HttpRequest, arxiv_id: str) -> HttpResponse:
         "paper": detail.paper,
         "versions": rows,
         "selected_version": version,
+        "similar": similar_paper_cards(detail.paper),
         **_owner_record(request, detail),
     }
     response = render(request, "portal/paper_detail.html", context)

@@ -10,6 +10,7 @@ from django.views.decorators.http import require_GET
 from accounts.alerts.mail import mail_configured
 from digests.selectors import llm_status
 from harvest.completeness import announcement_completeness
+from harvest.embeddings.selectors import pending_count
 from harvest.search_index import index_status
 from harvest.selectors import source_progress_list
 from portal.health import broker_up, cache_up
@@ -28,6 +29,7 @@ def sources(request: HttpRequest) -> HttpResponse:
             "failing": [item for item in progress if item.is_failing],
             "llm_status": llm_status(),
             "search_index": index_status(),
+            "embeddings_pending": pending_count(),
             "completeness": announcement_completeness(days=COMPLETENESS_DAYS),
             "completeness_days": COMPLETENESS_DAYS,
             "dependencies": {"broker": broker_up(), "cache": cache_up()},

@@ -42,7 +42,7 @@ def entries(body: bytes) -> list[dict]:
 
 @pytest.fixture
 def registered(monkeypatch) -> None:
-    """The registry line the lead adds (harvest/sources/registry.py); a no-op once it is there."""
+    """The source's registry line (harvest/sources/registry.py); a no-op once it is there."""
     monkeypatch.setitem(SOURCES, ArxivApiSource.slug, ArxivApiSource)
 
 

@@ -62,7 +62,7 @@ def store_from_hf(entries: list[dict]) -> None:
 
 @pytest.fixture
 def registered(monkeypatch) -> None:
-    """The registry line the lead adds (harvest/sources/registry.py); a no-op once it is there."""
+    """The source's registry line (harvest/sources/registry.py); a no-op once it is there."""
     monkeypatch.setitem(SOURCES, HfDailySource.slug, HfDailySource)
 
 

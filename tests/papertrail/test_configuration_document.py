@@ -131,6 +131,15 @@ VARIABLES: dict[str, Case] = {
     "PAPERTRAIL_CRON_SEARCH_INDEX": Case(
         "*/15 * * * *", f"cron({_BEAT}['harvest-search-index']['schedule'])", "*/15 * * * *"
     ),
+    "PAPERTRAIL_CRON_EMBED": Case(
+        "*/20 * * * *", f"cron({_BEAT}['harvest-embed-backlog']['schedule'])", "*/20 * * * *"
+    ),
+    "PAPERTRAIL_EMBEDDING_MODEL": Case(
+        "sentence-transformers:all-MiniLM-L6-v2",
+        "s.PAPERTRAIL_EMBEDDING_MODEL",
+        "sentence-transformers:all-MiniLM-L6-v2",
+    ),
+    "PAPERTRAIL_EMBED_BATCH": Case("500", "s.PAPERTRAIL_EMBED_BATCH", 500),
     "PAPERTRAIL_SUMMARY_COLLECT_SECONDS": Case("300", f"{_BEAT}['digests-collect-batches']['schedule']", 300),
     "PAPERTRAIL_SUMMARY_DRAIN_SECONDS": Case("1800", f"{_BEAT}['digests-drain-backlog']['schedule']", 1800),
     "PAPERTRAIL_STATS_REFRESH_SECONDS": Case(

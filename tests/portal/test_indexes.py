@@ -70,7 +70,7 @@ def test_stored_search_vector_follows_title_and_abstract_edits():
         ("sort=included_at", "paper_included_idx"),
         ("sort=updated&ai=1", "paper_ai_updated_idx"),
         ("sort=updated&revised=1", "paper_revised_updated_idx"),
-        ("q=graph", "paper_search_vector_idx"),
+        ("q=graph&mode=keyword", "paper_search_vector_idx"),
         ("category=cs.LG", "papercategory_category_idx"),
         ("author=Ada+Lovelace", "author_name_unique"),  # its UPPER(name) prefix (migration 0007)
         # the picks' foreign-key index from each paper, or each pick's paper by primary key

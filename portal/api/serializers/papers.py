@@ -71,8 +71,9 @@ def _site_paths(arxiv_id: str) -> tuple[str, str]:
     return page, f"/api/v1/papers/{arxiv_id}/"
 
 
-class PaperSerializer(serializers.Serializer):
-    """A paper as a list shows it. Serialises a harvest.selectors.PaperCard."""
+class PaperFieldsSerializer(serializers.Serializer):
+    """The fields every representation of a paper shares, read from `.paper`
+    of what it serialises (a PaperCard or a PaperDetail)."""
 
     arxiv_id = serializers.CharField(source="paper.arxiv_id", help_text="arXiv identifier without version.")
     title = serializers.CharField(source="paper.title", help_text="Title of the latest version (may hold TeX).")
@@ -93,18 +94,34 @@ class PaperSerializer(serializers.Serializer):
     )
     ai_related = serializers.BooleanField(source="paper.ai_related", help_text="In an AI-related category.")
     latest_version = serializers.IntegerField(source="paper.latest_version", help_text="Number of the latest version.")
-    version_count = serializers.IntegerField(source="paper.version_count", help_text="How many versions are known.")
-    has_revisions = serializers.BooleanField(source="paper.has_revisions", help_text="More than one version.")
     links = serializers.SerializerMethodField(help_text="Where to read the paper.")
     community_picks = PickSerializer(many=True, source="picks", help_text="Community signals (Hugging Face).")
+
+    @extend_schema_field(LinksSerializer)
+    def get_links(self, represented) -> dict:
+        paper = represented.paper
+        page, api = _site_paths(paper.arxiv_id)
+        return {"abs": paper.abs_url, "pdf": paper.pdf_url, "page": page, "api": api}
+
+
+class PaperSerializer(PaperFieldsSerializer):
+    """A paper as a list shows it. Serialises a harvest.selectors.PaperCard."""
+
+    version_count = serializers.IntegerField(source="paper.version_count", help_text="How many versions are known.")
+    has_revisions = serializers.BooleanField(source="paper.has_revisions", help_text="More than one version.")
     reading = ReadingSerializer(
         allow_null=True, help_text="The AI guided reading of the latest version, or null when there is none."
     )
 
-    @extend_schema_field(LinksSerializer)
-    def get_links(self, card) -> dict:
-        page, api = _site_paths(card.paper.arxiv_id)
-        return {"abs": card.paper.abs_url, "pdf": card.paper.pdf_url, "page": page, "api": api}
+
+class SimilarPaperSerializer(PaperSerializer):
+    """A paper near another one, with the cosine of their embeddings."""
+
+    similarity = serializers.FloatField(help_text="Cosine similarity of the two papers' embeddings (-1 to 1).")
+
+
+class SimilarPapersSerializer(serializers.Serializer):
+    results = SimilarPaperSerializer(many=True, help_text="The nearest papers, most similar first (at most ten).")
 
 
 class BriefingPaperSerializer(PaperSerializer):
@@ -169,39 +186,17 @@ class VersionSerializer(serializers.Serializer):
         return ReadingSerializer(reading).data if reading is not None else None
 
 
-class PaperDetailSerializer(serializers.Serializer):
+class PaperDetailSerializer(PaperFieldsSerializer):
     """A paper with every version, what changed between them and the readings.
     Serialises a harvest.selectors.PaperDetail."""
 
-    arxiv_id = serializers.CharField(source="paper.arxiv_id", help_text="arXiv identifier without version.")
     requested_version = serializers.SerializerMethodField(help_text="The version named in the request (…v2), or null.")
-    title = serializers.CharField(source="paper.title", help_text="Title of the latest version.")
-    abstract = serializers.CharField(source="paper.abstract", help_text="Abstract of the latest version.")
-    authors = serializers.ListField(
-        child=serializers.CharField(), source="paper.authors", help_text="Authors in order."
-    )
-    categories = serializers.ListField(
-        child=serializers.CharField(), source="paper.categories", help_text="Category codes, primary first."
-    )
-    primary_category = serializers.CharField(source="paper.primary_category", help_text="Primary category code.")
     comments = serializers.CharField(source="paper.comments", help_text="Authors' comments.")
     journal_ref = serializers.CharField(source="paper.journal_ref", help_text="Journal reference.")
     doi = serializers.CharField(source="paper.doi", help_text="DOIs separated by spaces.")
     license = serializers.CharField(source="paper.license", help_text="License URL.")
-    published = serializers.DateTimeField(source="paper.published", allow_null=True, help_text="v1 date (UTC).")
-    updated = serializers.DateTimeField(source="paper.updated", allow_null=True, help_text="Latest version date (UTC).")
-    included_at = serializers.DateTimeField(source="paper.included_at", help_text="When this site first stored it.")
-    ai_related = serializers.BooleanField(source="paper.ai_related", help_text="In an AI-related category.")
-    latest_version = serializers.IntegerField(source="paper.latest_version", help_text="Number of the latest version.")
-    links = serializers.SerializerMethodField(help_text="Where to read the paper.")
     versions = serializers.SerializerMethodField(help_text="Every version, oldest first.")
     changes = VersionChangeSerializer(many=True, help_text="What changed between consecutive versions.")
-    community_picks = PickSerializer(many=True, source="picks", help_text="Community signals (Hugging Face).")
-
-    @extend_schema_field(LinksSerializer)
-    def get_links(self, detail) -> dict:
-        page, api = _site_paths(detail.paper.arxiv_id)
-        return {"abs": detail.paper.abs_url, "pdf": detail.paper.pdf_url, "page": page, "api": api}
 
     @extend_schema_field(serializers.IntegerField(allow_null=True))
     def get_requested_version(self, detail) -> int | None:

@@ -110,7 +110,6 @@ def test_sorts_order_newest_first_by_their_own_date(client_api, library):
         ("until=9999-12-31", "until"),
         ("days=0", "days"),
         ("days=ten", "days"),
-        ("sort=relevance", "sort"),
         ("q=a%00b", "q"),
         ("author=" + "x" * 600, "author"),
         ("page_size=0", "page_size"),

@@ -17,6 +17,7 @@ pytestmark = pytest.mark.django_db
 OPERATIONS = {
     ("/api/v1/papers/", "get"),
     ("/api/v1/papers/{arxiv_id}/", "get"),
+    ("/api/v1/papers/{arxiv_id}/similar/", "get"),
     ("/api/v1/stats/", "get"),
     ("/api/v1/briefings/{kind}/", "get"),
     ("/api/v1/sources/", "get"),

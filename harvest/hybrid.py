@@ -1,0 +1,149 @@
+"""The library's search modes over a filtered queryset: `keyword` (the
+full-text index: every word, phrases, OR, -exclusions), `semantic` (the
+papers whose embeddings are nearest the query's, in any language the model
+reads) and `hybrid`, the default: the two rankings fused by reciprocal rank.
+
+The keyword syntax keeps its meaning in every mode: `"phrases"` and
+`-excluded` words filter the semantic candidates too; `OR` widens the keyword
+side only. The result is the queryset narrowed to the candidates and
+annotated with `search_rank`, which the relevance sort orders by, so paging,
+counts and every other filter work as for a keyword search.
+docs/search.md has the measurements behind the depths and the fusion.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+from django.db import OperationalError, connection, transaction
+from django.db.models import Case, F, FloatField, QuerySet, Subquery, Value, When
+
+from harvest.embeddings.selectors import EXACT_FILTER_LIMIT, nearest_among, nearest_to_query
+from harvest.keyword_search import full_text_search
+from harvest.models import Paper
+
+KEYWORD = "keyword"
+SEMANTIC = "semantic"
+HYBRID = "hybrid"
+MODES = (HYBRID, KEYWORD, SEMANTIC)
+KEYWORD_DEPTH = 200  # keyword matches fused, best first
+KEYWORD_CANDIDATES = 1000  # the newest matches the keyword side ranks
+KEYWORD_BUDGET_MS = 120  # the most one keyword read may take
+SEMANTIC_DEPTH = 100  # nearest papers fused
+RRF_K = 60  # the usual constant of reciprocal-rank fusion
+# The keyword side counts half: measured on the collection, equal weights let
+# papers that share a word but not the need crowd out the semantic side's
+# (English paraphrases 0.41 against 0.44 nDCG@10; docs/search.md).
+KEYWORD_WEIGHT = 0.5
+_CONSTRAINT = re.compile(r'-?"[^"]+"|(?<!\S)-[^\s"]+')
+
+
+def constraints_of(text: str) -> str:
+    """The parts of a query that filter whatever the mode: its quoted phrases
+    and its -exclusions, in the keyword syntax; none when the query has OR,
+    whose alternatives only the keyword side can weigh."""
+    if re.search(r"(?<!\S)OR(?!\S)", text):
+        return ""
+    return " ".join(_CONSTRAINT.findall(text))
+
+
+def search(queryset: QuerySet[Paper], text: str, *, mode: str = HYBRID, narrowed: bool = False) -> QuerySet[Paper]:
+    """Papers of `queryset` the query finds in this mode, with `search_rank`.
+    `narrowed`: other filters already cut the library down, so the semantic
+    side ranks the remaining papers themselves when they are few enough."""
+    text = text.strip()
+    if mode == KEYWORD or not text:
+        return full_text_search(queryset, text) if text else queryset
+    semantic = _semantic_ids(queryset, text, narrowed=narrowed)
+    if mode == SEMANTIC:
+        scores = {paper_id: 1.0 / (RRF_K + rank) for rank, paper_id in enumerate(semantic, 1)}
+    else:
+        keyword = keyword_ranking(queryset, text)
+        scores = fuse(keyword, semantic)
+    return _ranked(queryset, scores)
+
+
+def keyword_ranking(queryset: QuerySet[Paper], text: str) -> list[int]:
+    """The keyword side, best first: papers with every word (the keyword
+    mode's matches), then those with only some of them, each part by rank.
+    Only the newest KEYWORD_CANDIDATES matches of each part are ranked, in one
+    statement: a common word matches a third of a large library, and ranking
+    every match would read a third of its search vectors."""
+    ranked: list[int] = []
+    for variant in dict.fromkeys((text, any_word(text))):
+        if not variant or len(ranked) >= KEYWORD_DEPTH:
+            continue
+        matches = full_text_search(queryset, variant).order_by(F("updated").desc(nulls_last=True), "-id")
+        newest = Paper.objects.filter(id__in=Subquery(matches.values("id")[:KEYWORD_CANDIDATES]))
+        best = full_text_search(newest, variant).order_by("-search_rank", "-id").values_list("id", flat=True)
+        found = _within_budget(lambda best=best: list(best[:KEYWORD_DEPTH]))
+        ranked += [paper_id for paper_id in found if paper_id not in ranked]
+    return ranked[:KEYWORD_DEPTH]
+
+
+def _within_budget(read: Callable[[], list[int]]) -> list[int]:
+    """The keyword side's read, given up past KEYWORD_BUDGET_MS on PostgreSQL:
+    a question's words OR-ed together can match most of a large library, and
+    the semantic side ranks such a query well on its own."""
+    if connection.vendor != "postgresql" or connection.in_atomic_block:
+        # Inside a caller's transaction a SET LOCAL would outlive this read.
+        return read()
+    try:
+        with transaction.atomic():
+            with connection.cursor() as cursor:
+                cursor.execute(f"SET LOCAL statement_timeout = {KEYWORD_BUDGET_MS}")
+            return read()
+    except OperationalError:  # the budget ran out (QueryCanceled)
+        return []
+
+
+def any_word(text: str) -> str:
+    """The query with OR between its plain words (phrases and exclusions kept
+    as they are): papers that have some of the words. Empty when the query
+    has one word or already says OR."""
+    if re.search(r"(?<!\S)OR(?!\S)", text):
+        return ""
+    constraints = _CONSTRAINT.findall(text)
+    words = _CONSTRAINT.sub(" ", text).split()
+    if len(words) < 2:
+        return ""
+    return " ".join([" OR ".join(words), *constraints])
+
+
+def fuse(keyword: list[int], semantic: list[int]) -> dict[int, float]:
+    """Reciprocal-rank fusion: each ranking adds weight / (k + rank) to a paper."""
+    scores: dict[int, float] = {}
+    for ranking, weight in ((keyword, KEYWORD_WEIGHT), (semantic, 1.0)):
+        for rank, paper_id in enumerate(ranking, 1):
+            scores[paper_id] = scores.get(paper_id, 0.0) + weight / (RRF_K + rank)
+    return scores
+
+
+def _semantic_ids(queryset: QuerySet[Paper], text: str, *, narrowed: bool) -> list[int]:
+    constraint = constraints_of(text)
+    pool = full_text_search(queryset, constraint) if constraint else queryset
+    if narrowed or constraint:
+        # A full-text filter's expressions resolve against their own query
+        # only: read its ids first rather than nest it in the vectors' query.
+        among = list(pool.order_by().values_list("id", flat=True)[: EXACT_FILTER_LIMIT + 1]) if constraint else pool
+        ranked = nearest_among(text, among.values("id") if isinstance(among, QuerySet) else among, k=SEMANTIC_DEPTH)
+        if ranked is not None:
+            return [paper_id for paper_id, _ in ranked]
+    # The whole library (or a broad filter): the index's nearest, kept if the
+    # filters and constraints admit them; a few times the depth is read so that
+    # a filter leaves enough.
+    nearest = [paper_id for paper_id, _ in nearest_to_query(text, k=SEMANTIC_DEPTH * 4)]
+    admitted = set(pool.filter(id__in=nearest).values_list("id", flat=True)) if narrowed or constraint else None
+    return [paper_id for paper_id in nearest if admitted is None or paper_id in admitted][:SEMANTIC_DEPTH]
+
+
+def _ranked(queryset: QuerySet[Paper], scores: dict[int, float]) -> QuerySet[Paper]:
+    if not scores:
+        return queryset.none().annotate(search_rank=Value(0.0, output_field=FloatField()))
+    rank = Case(
+        *(When(id=paper_id, then=Value(score)) for paper_id, score in scores.items()),
+        default=Value(0.0),
+        output_field=FloatField(),
+    )
+    return queryset.filter(id__in=list(scores)).annotate(search_rank=rank)
