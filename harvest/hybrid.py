@@ -36,6 +36,7 @@ RRF_K = 60  # the usual constant of reciprocal-rank fusion
 # papers that share a word but not the need crowd out the semantic side's
 # (English paraphrases 0.41 against 0.44 nDCG@10; docs/search.md).
 KEYWORD_WEIGHT = 0.5
+_LATIN = re.compile(r"[A-Za-z0-9]")
 _CONSTRAINT = re.compile(r'-?"[^"]+"|(?<!\S)-[^\s"]+')
 
 
@@ -59,7 +60,9 @@ def search(queryset: QuerySet[Paper], text: str, *, mode: str = HYBRID, narrowed
     if mode == SEMANTIC:
         scores = {paper_id: 1.0 / (RRF_K + rank) for rank, paper_id in enumerate(semantic, 1)}
     else:
-        keyword = keyword_ranking(queryset, text)
+        # The keyword index holds the papers' English words: a query without a
+        # Latin letter or digit (Chinese) can match none of them.
+        keyword = keyword_ranking(queryset, text) if _LATIN.search(text) else []
         scores = fuse(keyword, semantic)
     return _ranked(queryset, scores)
 
@@ -131,10 +134,11 @@ def _semantic_ids(queryset: QuerySet[Paper], text: str, *, narrowed: bool) -> li
         if ranked is not None:
             return [paper_id for paper_id, _ in ranked]
     # The whole library (or a broad filter): the index's nearest, kept if the
-    # filters and constraints admit them; a few times the depth is read so that
-    # a filter leaves enough.
-    nearest = [paper_id for paper_id, _ in nearest_to_query(text, k=SEMANTIC_DEPTH * 4)]
-    admitted = set(pool.filter(id__in=nearest).values_list("id", flat=True)) if narrowed or constraint else None
+    # filters and constraints admit them; a few times the depth is read when a
+    # filter will take some away.
+    filtered = narrowed or bool(constraint)
+    nearest = [paper_id for paper_id, _ in nearest_to_query(text, k=SEMANTIC_DEPTH * (4 if filtered else 1))]
+    admitted = set(pool.filter(id__in=nearest).values_list("id", flat=True)) if filtered else None
     return [paper_id for paper_id in nearest if admitted is None or paper_id in admitted][:SEMANTIC_DEPTH]
 
 

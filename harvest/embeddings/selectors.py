@@ -61,9 +61,11 @@ def nearest_to_query(text: str, *, k: int) -> list[tuple[int, float]]:
     """The library's papers nearest the text, best first (the index)."""
     index = vector_index()
     query = query_vector(text)
-    first = index.search(query, max(k, FEEDBACK_PAPERS))
-    if not FEEDBACK_PAPERS or not first:
-        return first[:k]
+    if not FEEDBACK_PAPERS:
+        return index.search(query, k)
+    first = index.search(query, FEEDBACK_PAPERS)
+    if not first:
+        return []
     encoder = get_encoder()
     _, nearest = vectors_of(
         [paper_id for paper_id, _ in first[:FEEDBACK_PAPERS]], model=encoder.name, dimension=encoder.dimension
