@@ -6,17 +6,16 @@ from __future__ import annotations
 import os
 import signal
 import subprocess
-import sys
 import threading
 
 import pytest
 from celery.result import AsyncResult
-from django.conf import settings
 from django.db import connection
 
 from harvest.models import HarvestRun, Paper, Source
 from harvest.runs import harvest_source
 from harvest.tasks import index_task_id
+from tests.celery_worker import running_worker
 from tests.harvest.oai_pages import RECORDED_IDS
 from tests.harvest.test_oai_harvest import library, oai_client, serve, three_pages
 from tests.replay_server import Reply
@@ -100,34 +99,9 @@ def test_manage_py_harvest_rejects_a_bad_date(subprocess_env, manage_py):
 
 @pytest.fixture
 def celery_worker_process(subprocess_env, replay_server):
-    if not settings.REDIS_URL:
-        pytest.fail("the Celery integration test needs REDIS_URL (make test sets it)")
     env = {**subprocess_env, "ARXIV_OAI_URL": f"{replay_server.url}/oai"}
-    process = subprocess.Popen(
-        [
-            os.path.join(os.path.dirname(sys.executable), "celery"),
-            "-A",
-            "papertrail",
-            "worker",
-            "--pool=solo",
-            "--queues=harvest",
-            "--hostname=test-harvest@%h",
-            "--without-gossip",
-            "--without-mingle",
-            "--loglevel=INFO",
-        ],
-        env=env,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    try:
+    with running_worker(env, queues="harvest", hostname="test-harvest") as process:
         yield process
-    finally:
-        process.terminate()
-        try:
-            process.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            process.kill()
 
 
 def test_a_real_worker_runs_the_scheduled_harvest_task(replay_server, celery_worker_process):

@@ -3,16 +3,12 @@ change their follows as a real worker matches harvests and delivers trails."""
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 import time
 from collections.abc import Callable
 
 import pytest
 from celery.result import AsyncResult
 from celery.signals import after_task_publish
-from django.conf import settings
 
 from accounts.follows.services import follow_create, follow_update
 from accounts.models import User
@@ -23,6 +19,7 @@ from harvest.models import HarvestRun, Paper
 from harvest.services import paper_upsert_many
 from harvest.signals import versions_created
 from tests.accounts.conftest import ago, record
+from tests.celery_worker import running_worker
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.integration]
 
@@ -31,36 +28,12 @@ ROUNDS = 8
 
 @pytest.fixture
 def worker(subprocess_env):
-    """A real worker on the Redis broker: two processes, so that a matching
-    task and the deliveries it queues run side by side."""
-    if not settings.REDIS_URL:
-        pytest.fail("the race test needs REDIS_URL (make test sets it)")
-    process = subprocess.Popen(
-        [
-            os.path.join(os.path.dirname(sys.executable), "celery"),
-            "-A",
-            "papertrail",
-            "worker",
-            "--pool=prefork",
-            "--concurrency=2",
-            "--queues=default",
-            "--hostname=test-trail@%h",
-            "--without-gossip",
-            "--without-mingle",
-            "--loglevel=WARNING",
-        ],
-        env=subprocess_env,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    try:
+    """Two worker processes, so that a matching task and the deliveries it
+    queues run side by side."""
+    with running_worker(
+        subprocess_env, queues="default", hostname="test-trail", pool="prefork", concurrency=2
+    ) as process:
         yield process
-    finally:
-        process.terminate()
-        try:
-            process.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            process.kill()
 
 
 def wait_for(condition: Callable[[], bool], *, timeout: float, what: str) -> None:
