@@ -18,7 +18,8 @@ import json
 import math
 import re
 from collections import defaultdict
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -115,6 +116,18 @@ class _RolledBack(Exception):
     pass
 
 
+@contextmanager
+def collection_in_library(collection: Collection, vectors: np.ndarray, encoder: Encoder) -> Iterator[dict[str, int]]:
+    """The collection's papers stored, indexed and embedded in the library
+    for the block only (arXiv id -> paper id); everything is rolled back after."""
+    try:
+        with transaction.atomic():
+            yield _store(collection, vectors, encoder)
+            raise _RolledBack
+    except _RolledBack:
+        pass
+
+
 def evaluate(
     collection: Collection | None = None,
     *,
@@ -128,26 +141,21 @@ def evaluate(
     encoder = encoder or get_encoder()
     vectors = passage_vectors(collection, encoder, progress=progress)
     report = Report()
-    try:
-        with transaction.atomic():
-            ids = _store(collection, vectors, encoder)
-            papers = Paper.objects.filter(pk__in=list(ids.values()))
-            arxiv_of = {pk: arxiv_id for arxiv_id, pk in ids.items()}
-            for need in collection.needs:
-                for language in LANGUAGES:
-                    for style in STYLES:
-                        text = need.queries[language][style]
-                        for mode in modes:
-                            found = search(papers, text, mode=mode, narrowed=True)
-                            order = found.order_by("-search_rank", "-id").values_list("id", flat=True)[:DEPTH]
-                            ranked = [arxiv_of[pk] for pk in order]
-                            report.ndcg[(mode, language, style)].append(ndcg_at(ranked, need.relevant))
-                            report.recall[(mode, language, style)].append(recall_at(ranked, need.relevant))
-                if progress is not None:
-                    progress(f"need {need.id} done")
-            raise _RolledBack
-    except _RolledBack:
-        pass
+    with collection_in_library(collection, vectors, encoder) as ids:
+        papers = Paper.objects.filter(pk__in=list(ids.values()))
+        arxiv_of = {pk: arxiv_id for arxiv_id, pk in ids.items()}
+        for need in collection.needs:
+            for language in LANGUAGES:
+                for style in STYLES:
+                    text = need.queries[language][style]
+                    for mode in modes:
+                        found = search(papers, text, mode=mode, narrowed=True)
+                        order = found.order_by("-search_rank", "-id").values_list("id", flat=True)[:DEPTH]
+                        ranked = [arxiv_of[pk] for pk in order]
+                        report.ndcg[(mode, language, style)].append(ndcg_at(ranked, need.relevant))
+                        report.recall[(mode, language, style)].append(recall_at(ranked, need.relevant))
+            if progress is not None:
+                progress(f"need {need.id} done")
     return report
 
 

@@ -14,6 +14,7 @@ from harvest.embeddings.services import embed_papers
 from harvest.models import HarvestRun, Source, Version
 from harvest.runs import harvest_source
 from harvest.search_index import index_pending_papers
+from harvest.signals import versions_embedded
 from harvest.sources.base import Window
 from harvest.table_statistics import analyze_library_if_grown
 
@@ -81,6 +82,8 @@ def embed_papers_task(version_ids: list[int] | None = None) -> str:
         paper_ids=set(Version.objects.filter(pk__in=version_ids or []).values_list("paper_id", flat=True)),
         encoder=encoder,
     )
+    if version_ids:
+        versions_embedded.send(sender=embed_papers_task, version_ids=list(version_ids))
     backlog = embed_papers(limit=settings.PAPERTRAIL_EMBED_BATCH, encoder=encoder)
     size = build_index(model=encoder.name, dimension=encoder.dimension)
     folded = f", index rebuilt with {size} papers" if size >= 0 else ""

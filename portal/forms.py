@@ -30,6 +30,9 @@ FIELD_LABELS = {
     "ai": _("AI-related only"),
     "hf": _("Hugging Face community picks"),
     "revised": _("Has revisions"),
+    "description": _("Topic"),
+    "examples": _("Example papers"),
+    "threshold": _("Threshold"),
     "delivery": _("Delivery"),
     "value": _("What it follows"),
     "follows": _("Follows"),
@@ -46,6 +49,9 @@ class FollowInput:
     q: str = ""
     category: str = ""
     flags: dict[str, str] = field(default_factory=dict)
+    description: str = ""
+    examples: str = ""  # arXiv ids, one a line
+    threshold: str = ""
     include_cross_lists: bool = True
     include_revisions: bool = True
     muted: bool = False
@@ -60,6 +66,9 @@ class FollowInput:
             return {"author": self.author, "variants": list(self.variants)}
         if self.kind == Follow.Kind.QUERY:
             return {"q": self.q}
+        if self.kind == Follow.Kind.TOPIC:
+            topic = {"description": self.description, "examples": self.examples, "threshold": self.threshold}
+            return {key: value for key, value in topic.items() if value}
         saved = {"category": self.category, "author": self.author, "q": self.q, **self.flags}
         return {key: saved[key] for key in FILTER_KEYS if saved.get(key)}
 
@@ -95,6 +104,9 @@ def follow_input(data: QueryDict, *, kind: str, submitted: bool) -> FollowInput:
         q=_text(data, "q"),
         category=" ".join(c.strip() for c in data.getlist("category") if c.strip()),
         flags={flag: _flag(_text(data, flag)) for flag in FLAGS if _flag(_text(data, flag))},
+        description=_text(data, "description"),
+        examples=_text(data, "examples"),
+        threshold=_text(data, "threshold"),
         delivery=_text(data, "delivery") or Follow.Delivery.TRAIL,
     )
     if submitted:
@@ -117,6 +129,9 @@ def follow_input_of(follow: Follow) -> FollowInput:
         q=str(value.get("q", "")),
         category=" ".join(category) if isinstance(category, list) else str(category),
         flags={flag: value[flag] for flag in FLAGS if value.get(flag) in ("1", "0")},
+        description=str(value.get("description", "")),
+        examples="\n".join(str(arxiv_id) for arxiv_id in value.get("examples", [])),
+        threshold=str(value.get("threshold", "")),
         include_cross_lists=follow.include_cross_lists,
         include_revisions=follow.include_revisions,
         muted=follow.muted,

@@ -19,8 +19,9 @@ from django.utils.translation import gettext_lazy
 from accounts.follows.facts import compile_query, query_is_searchable
 from accounts.follows.matching import archive_of
 from accounts.follows.names import normalise_name
+from accounts.follows.topics import compile_topic
 from harvest.filters import CATEGORY_CODE, PaperFilterSet
-from harvest.models import PaperCategory
+from harvest.models import Paper, PaperCategory
 
 # arXiv's Computer Science categories; codes outside it are known when the
 # library holds a paper listed in them.
@@ -98,8 +99,13 @@ def compile_value(kind: str, value: Any) -> tuple[dict[str, Any], dict[str, Any]
         return {"q": compiled["q"]}, compiled
     if kind == "filters":
         return _filters(value)
+    if kind == "topic":
+        return compile_topic(value)
     raise ValidationError(
-        {"kind": _("%(kind)s is not a kind of follow (category, author, query, filters).") % {"kind": repr(kind)}}
+        {
+            "kind": _("%(kind)s is not a kind of follow (category, author, query, filters, topic).")
+            % {"kind": repr(kind)}
+        }
     )
 
 
@@ -162,7 +168,8 @@ class FollowDefinition:
     @classmethod
     def from_api(cls, kind: str, given: Any) -> FollowDefinition:
         """From the API's shape: a category code or a query as a string, an
-        author as a list of spellings (the name first), filters as an object."""
+        author as a list of spellings (the name first), filters and a topic
+        as objects."""
         return cls.parse(kind, api_to_value(kind, given))
 
     @classmethod
@@ -206,6 +213,8 @@ class FollowDefinition:
             return str(value.get("author", ""))
         if self.kind == "query":
             return str(value.get("q", ""))
+        if self.kind == "topic":
+            return _topic_name(value)
         category = value.get("category") or []
         parts = [" ".join(category) if isinstance(category, list) else str(category)]
         parts += [str(value.get("author") or ""), str(value.get("q") or "")]
@@ -224,6 +233,21 @@ class FollowDefinition:
             author = value.get("author", "")
             return [author, *(name for name in value.get("variants", []) if name != author)]
         return dict(value)
+
+
+def _topic_name(value: Mapping[str, Any]) -> str:
+    if value.get("description"):
+        return str(value["description"])[:MAX_NAME]
+    examples = value.get("examples") or []
+    examples = examples.split() if isinstance(examples, str) else list(examples)
+    if not examples:
+        return ""
+    title = Paper.objects.filter(arxiv_id=examples[0]).values_list("title", flat=True).first() or examples[0]
+    more = len(examples) - 1
+    name = _("Like “%(title)s”") % {"title": title}
+    if more:
+        name += " " + _("and %(count)d more") % {"count": more}
+    return name[:MAX_NAME]
 
 
 def definition_key(kind: str, compiled: Mapping[str, Any]) -> int:
@@ -279,6 +303,17 @@ def api_to_value(kind: str, given: Any) -> dict[str, Any]:
                 {"value": _("Give an author follow's value as a list of name spellings, the name first.")}
             )
         return {"author": names[0], "variants": names}
+    if kind == "topic":
+        if not isinstance(given, dict):
+            raise ValidationError(
+                {"value": _("Give a topic follow's value as an object: a description or example papers.")}
+            )
+        unknown = sorted(set(given) - {"description", "examples", "threshold"})
+        if unknown:
+            raise ValidationError(
+                {f"value.{unknown[0]}": _("A topic has a description, examples and a threshold, nothing else.")}
+            )
+        return dict(given)
     if kind == "filters":
         if not isinstance(given, dict):
             raise ValidationError({"value": _("Give a filters follow's value as an object of filter parameters.")})
@@ -292,4 +327,4 @@ def api_to_value(kind: str, given: Any) -> dict[str, Any]:
                 raise ValidationError({f"value.{key}": _("Give this filter as a string.")})
             clean[str(key)] = item if isinstance(item, list) else str(item)
         return clean
-    raise ValidationError({"kind": _("Choose one of category, author, query, filters.")})
+    raise ValidationError({"kind": _("Choose one of category, author, query, filters, topic.")})

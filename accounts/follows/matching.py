@@ -9,10 +9,11 @@ only the papers holding its rarest required lexeme. What is left per follow
 is cheap: revisions on or off, "not this person" rejections and the user's
 exclusions.
 
-Two kinds of evaluation need the database and come in as callables: a saved
+Three kinds of evaluation need the database and come in as callables: a saved
 library view's filters other than `q` (`filters`: data -> paper ids, run with
-the library's own FilterSet) and the rare tsquery that Python does not
-evaluate exactly (`sql_query`: tsquery text -> paper ids).
+the library's own FilterSet), the rare tsquery that Python does not
+evaluate exactly (`sql_query`: tsquery text -> paper ids) and a topic's
+nearness by embedding (`topics`: compiled topic -> paper id -> reason).
 """
 
 from __future__ import annotations
@@ -106,6 +107,7 @@ class DayIndex:
     fulltext: bool = True  # PostgreSQL lexemes; False: the SQLite word containment
     filters: Callable[[Mapping[str, Any]], set[int]] | None = None
     sql_query: Callable[[str], set[int]] | None = None
+    topics: Callable[[Mapping[str, Any]], dict[int, dict[str, Any]]] | None = None
     by_code: dict[str, list[tuple[int, bool]]] = field(default_factory=lambda: defaultdict(list))
     by_archive: dict[str, list[tuple[int, bool, str]]] = field(default_factory=lambda: defaultdict(list))
     by_author: dict[str, list[tuple[int, str]]] = field(default_factory=lambda: defaultdict(list))
@@ -167,6 +169,10 @@ class DayIndex:
         among = [i for i, paper in enumerate(self.papers) if paper.paper_id in ids]
         found = self.query_matches(compiled["query"], among) if compiled.get("query") else {i: {} for i in among}
         return {i: {"filters": data, **reason} for i, reason in found.items()}
+
+    def _topic(self, compiled: Mapping[str, Any], cross_lists: bool) -> dict[int, dict[str, Any]]:
+        found = self.topics(compiled) if self.topics else {}
+        return {i: found[paper.paper_id] for i, paper in enumerate(self.papers) if paper.paper_id in found}
 
     def query_matches(self, compiled: Mapping[str, Any], among: Iterable[int]) -> dict[int, dict[str, Any]]:
         """Papers (of `among`) that the library's `q` finds, with the query's

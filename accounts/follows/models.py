@@ -5,7 +5,8 @@ from django.utils import timezone
 
 class Follow(models.Model):
     """Something a user follows: a category or archive, an author, a keyword
-    query or a saved library view. `value` is what the user entered;
+    query, a saved library view or a topic (described in words or by example
+    papers, matched by embedding; accounts.follows.topics). `value` is what the user entered;
     `compiled` is derived from it at save time (normalised author variants,
     the parsed tsquery) so that matching a day of papers needs no parsing."""
 
@@ -14,6 +15,7 @@ class Follow(models.Model):
         AUTHOR = "author", "author"
         QUERY = "query", "query"
         FILTERS = "filters", "filters"
+        TOPIC = "topic", "topic"
 
     class Delivery(models.TextChoices):
         TRAIL = "trail", "trail"

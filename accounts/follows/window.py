@@ -14,6 +14,7 @@ from django.db.models import Exists, OuterRef, Q, QuerySet
 
 from accounts.follows.authors import author_ids_for
 from accounts.follows.facts import is_fulltext
+from accounts.follows.topics import topic_paper_ids
 from harvest.filters import PaperFilterSet, full_text_search
 from harvest.models import Authorship, Paper, PaperCategory, Version
 
@@ -46,6 +47,8 @@ def candidate_papers(
     if kind == "author":
         authors = author_ids_for(compiled["variants"])
         return papers.filter(id__in=Authorship.objects.filter(author_id__in=authors).values("paper_id"))
+    if kind == "topic":
+        return Paper.objects.filter(pk__in=topic_paper_ids(compiled, papers))
     if kind == "filters":
         params = {key: value for key, value in compiled["data"].items() if key != "q"}
         papers = PaperFilterSet(params, queryset=papers).qs.order_by()

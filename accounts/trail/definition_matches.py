@@ -33,17 +33,22 @@ _SPOOL_BYTES = 32 * 2**20
 _COPY_BLOCK = 2**20
 
 
-def follow_definitions() -> Iterator[tuple[int, str, Mapping[str, Any]]]:
+def follow_definitions(*, topics: bool = False) -> Iterator[tuple[int, str, Mapping[str, Any]]]:
     """(key, kind, compiled) of every distinct definition an unmuted follow
-    or an exclusion uses, each once."""
+    or an exclusion uses, each once; or (`topics`) of the topic follows alone."""
     seen: set[int] = set()
-    follows = Follow.objects.filter(muted=False).values_list("kind", "compiled")
+    follows = Follow.objects.filter(muted=False)
+    follows = (
+        follows.filter(kind=Follow.Kind.TOPIC) if topics else follows.exclude(kind=Follow.Kind.TOPIC)
+    ).values_list("kind", "compiled")
     if connection.vendor == "postgresql":
         follows = follows.distinct()  # jsonb compares by value: 300,000 follows, about 120,000 definitions
     definitions = (FollowDefinition.stored(kind, compiled) for kind, compiled in follows.order_by().iterator(5000))
     exclusions = (
         FollowDefinition.of_exclusion(kind, compiled)
-        for kind, compiled in Exclusion.objects.values_list("kind", "compiled")
+        for kind, compiled in (Exclusion.objects.none() if topics else Exclusion.objects.all()).values_list(
+            "kind", "compiled"
+        )
     )
     for source in (definitions, exclusions):
         for definition in source:
@@ -62,17 +67,18 @@ def _rows(index: DayIndex, definitions: list[tuple[int, str, Mapping[str, Any]]]
                    reason)  # fmt: skip
 
 
-def record_definition_matches(index: DayIndex) -> int:
-    """Evaluate every follow definition against the batch and store its
-    matches, in one transaction under the trail writers' lock (so matches
-    become visible in id order: a user's `trail_through` never skips one).
+def record_definition_matches(index: DayIndex, *, topics: bool = False) -> int:
+    """Evaluate every follow definition (or, `topics`, every topic's) against
+    the batch and store its matches, in one transaction under the trail
+    writers' lock (so matches become visible in id order: a user's
+    `trail_through` never skips one).
     The definitions are read first (the connection cannot read while in
     COPY); the matches are streamed, never held."""
     now = timezone.now()
     written = 0
     with transaction.atomic():
         lock_trail()
-        definitions = list(follow_definitions())
+        definitions = list(follow_definitions(topics=topics))
         if connection.vendor == "postgresql":
             return _copy(_rows(index, definitions), now)
         batch: list[DefinitionMatch] = []

@@ -150,6 +150,11 @@ def _hits(user_id: int, through: int, newest: int) -> list[Hit]:
         for follow_id, rules in follows.get(key, ()):
             if rules.admits(paper_id=paper_id, event_kind=kind, primary=primary):
                 found.append((follow_id, paper_id, reason))
+    if excluding and events:
+        # An exclusion matched before the range still holds: a topic's matches
+        # come after the batch's others, once its papers are embedded.
+        earlier = DefinitionMatch.objects.filter(definition__in=excluding, paper_id__in=list(events), id__lte=through)
+        excluded.update(earlier.values_list("paper_id", flat=True))
     hits = []
     for follow_id, paper_id, reason in found:
         if paper_id in excluded:

@@ -13,6 +13,7 @@ from django.db.models import Q
 from accounts.follows.facts import filters_matcher, is_fulltext, paper_events, sql_query_matcher
 from accounts.follows.matching import DayIndex, ExclusionSpec, FollowRules, FollowSpec, match_follows
 from accounts.follows.models import Exclusion, Follow
+from accounts.follows.topics import TopicScorer
 from accounts.follows.window import candidate_papers
 from accounts.trail.definition_matches import record_definition_matches
 from accounts.trail.signals import versions_matched
@@ -54,19 +55,30 @@ def exclusion_specs(*, user_ids: Iterable[int] | None = None) -> dict[int, list[
 def day_index(version_ids: Iterable[int]) -> DayIndex:
     papers = paper_events(version_ids)
     ids = [paper.paper_id for paper in papers]
-    return DayIndex(papers, fulltext=is_fulltext(), filters=filters_matcher(ids), sql_query=sql_query_matcher(ids))
+    return DayIndex(
+        papers,
+        fulltext=is_fulltext(),
+        filters=filters_matcher(ids),
+        sql_query=sql_query_matcher(ids),
+        topics=TopicScorer(ids),
+    )
 
 
-def match_versions(*, version_ids: Iterable[int], follow_ids: list[int] | None = None) -> TrailWriteResult:
+def match_versions(
+    *, version_ids: Iterable[int], follow_ids: list[int] | None = None, topics: bool = False
+) -> TrailWriteResult:
     """Match new versions against every unmuted follow, or these ones.
 
     Every follow (a harvest's batch): each follow definition once, its matches
-    recorded for the users' trails to take when next read (`hits` counts those
-    matches); and the revisions of saved papers, into the savers' trails.
+    recorded for the workers to deliver (`hits` counts those matches); and the
+    revisions of saved papers, into the savers' trails. Topic follows are
+    matched apart (`topics`), once the batch's papers have their embeddings.
     These follows (a back-fill): straight into their users' cards."""
     index = day_index(version_ids)
     if not index.papers:
         return TrailWriteResult()
+    if topics:
+        return TrailWriteResult(hits=record_definition_matches(index, topics=True))
     if follow_ids is None:
         result = TrailWriteResult(hits=record_definition_matches(index))
         # Other cards a batch brings (saved papers' revisions, accounts.records)

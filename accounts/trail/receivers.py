@@ -12,13 +12,14 @@ from django.dispatch import receiver
 from accounts.follows import signals as follow_signals
 from accounts.follows.facts import is_fulltext, papers_facts
 from accounts.follows.matching import DayIndex, ExclusionSpec
+from accounts.follows.models import Follow
 from accounts.trail import tasks
 from accounts.trail.delivery import trail_catch_up
 from accounts.trail.lock import lock_trail
 from accounts.trail.matching import follow_backfill
 from accounts.trail.models import TrailItem
 from accounts.trail.writers import drop_follow_matches
-from harvest.signals import versions_created
+from harvest.signals import versions_created, versions_embedded
 
 
 @receiver(versions_created, dispatch_uid="accounts.versions_created")
@@ -28,6 +29,15 @@ def on_versions_created(sender, *, version_ids, **kwargs) -> None:
     ids = list(version_ids)
     if ids:
         transaction.on_commit(lambda: tasks.match_new_versions.delay(ids))
+
+
+@receiver(versions_embedded, dispatch_uid="accounts.versions_embedded")
+def on_versions_embedded(sender, *, version_ids, **kwargs) -> None:
+    """A page's papers have their embeddings: its topic follows are matched
+    in a task (queued after the page's other matching, on the same queue)."""
+    ids = list(version_ids)
+    if ids and Follow.objects.filter(kind=Follow.Kind.TOPIC, muted=False).exists():
+        transaction.on_commit(lambda: tasks.match_topic_versions.delay(ids))
 
 
 @receiver(user_logged_in, dispatch_uid="trail.user_logged_in")

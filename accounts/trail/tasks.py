@@ -15,15 +15,28 @@ def match_new_versions(version_ids: list[int]) -> str:
     then queue the cards of every reader who may read them soon: reads only
     read, so a reader's cards are made here, not when the trail is opened."""
     result = match_versions(version_ids=version_ids)
-    readers = 0
-    if result.hits:
-        for user_ids in reader_chunks():
-            deliver_trails.delay(user_ids)
-            readers += len(user_ids)
+    readers = _queue_deliveries() if result.hits else 0
     return (
         f"{result.hits} definition matches, {readers} readers' trails queued; saved papers: "
         f"{result.created} new cards, {result.updated} updated, {result.reopened} reopened"
     )
+
+
+@shared_task(name="accounts.match_topic_versions")
+def match_topic_versions(version_ids: list[int]) -> str:
+    """Match a harvest page's new versions against every topic follow, once
+    the embedding task has embedded their papers, and queue the deliveries."""
+    result = match_versions(version_ids=version_ids, topics=True)
+    readers = _queue_deliveries() if result.hits else 0
+    return f"{result.hits} topic matches, {readers} readers' trails queued"
+
+
+def _queue_deliveries() -> int:
+    readers = 0
+    for user_ids in reader_chunks():
+        deliver_trails.delay(user_ids)
+        readers += len(user_ids)
+    return readers
 
 
 @shared_task(name="accounts.deliver_trails")

@@ -44,7 +44,8 @@ def index_directory() -> Path:
     return Path(settings.VAR_DIR) / "vectors" / name
 
 
-def _slug(model: str) -> str:
+def model_slug(model: str) -> str:
+    """A model name as a file name."""
     return re.sub(r"[^A-Za-z0-9_.-]", "_", model)
 
 
@@ -82,8 +83,8 @@ class VectorIndex:
         self.model = model
         self.dimension = dimension
         self.directory = directory or index_directory()
-        self.path = self.directory / f"{_slug(model)}.usearch"
-        self.manifest_path = self.directory / f"{_slug(model)}.json"
+        self.path = self.directory / f"{model_slug(model)}.usearch"
+        self.manifest_path = self.directory / f"{model_slug(model)}.json"
         self._base: Index | None = None
         self._base_stamp: float | None = None
         self._base_mark = Watermark()
@@ -196,8 +197,8 @@ def build_index(*, model: str, dimension: int, directory: Path | None = None, fo
     or -1 when nothing was rebuilt."""
     directory = directory or index_directory()
     directory.mkdir(parents=True, exist_ok=True)
-    path = directory / f"{_slug(model)}.usearch"
-    manifest_path = directory / f"{_slug(model)}.json"
+    path = directory / f"{model_slug(model)}.usearch"
+    manifest_path = directory / f"{model_slug(model)}.json"
     mark = _manifest_mark(model, directory)
     if mark.at is None or not path.exists():
         base, mark = Index(ndim=dimension, metric="cos", dtype="i8"), Watermark()
@@ -237,7 +238,7 @@ def _add(base: Index, ids: list[int], vectors: list[np.ndarray]) -> None:
 
 
 def _manifest_mark(model: str, directory: Path) -> Watermark:
-    manifest_path = directory / f"{_slug(model)}.json"
+    manifest_path = directory / f"{model_slug(model)}.json"
     try:
         manifest = json.loads(manifest_path.read_text())
     except FileNotFoundError:

@@ -65,7 +65,7 @@ SPECTACULAR_SETTINGS = {
     # One name per choice set shared by several components (accounts' Follow.Kind,
     # TrailItem.Kind, Follow.Delivery, repeated here because settings import no models).
     "ENUM_NAME_OVERRIDES": {
-        "FollowKindEnum": ["category", "author", "query", "filters"],
+        "FollowKindEnum": ["category", "author", "query", "filters", "topic"],
         "TrailKindEnum": ["new", "revision"],
         "DeliveryEnum": ["trail", "daily", "weekly"],
     },

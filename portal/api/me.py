@@ -20,6 +20,7 @@ from accounts.follows.definition import FILTER_KEYS, FollowDefinition
 from accounts.follows.models import Follow
 from accounts.follows.selectors import follow_list, follow_preview
 from accounts.follows.services import follow_create, follow_delete, follow_update, max_follows
+from accounts.follows.topics import DEFAULT_THRESHOLD, MAX_DESCRIPTION, MAX_EXAMPLES, MAX_THRESHOLD, MIN_THRESHOLD
 from accounts.trail.selectors import trail_unread_counts
 from portal.api.errors import NotFoundParameter, ParameterError
 from portal.api.parameters import PAPER_FILTER_PARAMETERS
@@ -189,7 +190,7 @@ PREVIEW_PARAMETERS = [
         OpenApiTypes.STR,
         required=True,
         enum=Follow.Kind.values,
-        description="The kind of follow to preview: category, author, query or filters.",
+        description="The kind of follow to preview: category, author, query, filters or topic.",
     ),
     OpenApiParameter(
         "value",
@@ -197,7 +198,24 @@ PREVIEW_PARAMETERS = [
         explode=True,
         style="form",
         description="category: the code; query: the query; author: the name, repeated for each spelling. "
-        "Not used by filters, which take the library's filter parameters instead.",
+        "Not used by filters, which take the library's filter parameters instead, nor by topic.",
+    ),
+    OpenApiParameter(
+        "description",
+        {"type": "string", "maxLength": MAX_DESCRIPTION},
+        description="topic: the topic in words (English or Chinese).",
+    ),
+    OpenApiParameter(
+        "examples",
+        {"type": "array", "items": {"type": "string", "maxLength": 100}, "maxItems": MAX_EXAMPLES},
+        explode=True,
+        style="form",
+        description="topic: an example paper's arXiv id, repeated for each (instead of a description).",
+    ),
+    OpenApiParameter(
+        "threshold",
+        {"type": "number", "minimum": MIN_THRESHOLD, "maximum": MAX_THRESHOLD},
+        description=f"topic: how close a paper must be, in standard deviations (default {DEFAULT_THRESHOLD}).",
     ),
     *(param for param in PAPER_FILTER_PARAMETERS if param.name in FILTER_KEYS),
     OpenApiParameter(
@@ -221,16 +239,29 @@ class FollowPreviewView(APIView):
     def get(self, request: Request) -> Response:
         kind = request.query_params.get("kind", "")
         if kind not in Follow.Kind.values:
-            raise ParameterError({"kind": [_("Choose one of category, author, query, filters.")]})
+            raise ParameterError({"kind": [_("Choose one of category, author, query, filters, topic.")]})
         params = request.query_params
         if kind == Follow.Kind.FILTERS:
             raw: Any = {key: params.getlist(key) if key == "category" else params.get(key) for key in FILTER_KEYS}
             raw = {key: val for key, val in raw.items() if val not in (None, [])}
         elif kind == Follow.Kind.AUTHOR:
             raw = params.getlist("value")
+        elif kind == Follow.Kind.TOPIC:
+            raw = {"description": params.get("description"), "examples": params.getlist("examples")}
+            raw = {key: val for key, val in raw.items() if val} | (
+                {"threshold": params["threshold"]} if "threshold" in params else {}
+            )
         else:
             raw = params.get("value", "")
-        definition = _definition(kind, raw)
+        try:
+            definition = _definition(kind, raw)
+        except ParameterError as exc:
+            if kind != Follow.Kind.TOPIC:
+                raise
+            # A topic's preview takes its fields as parameters of their own names.
+            raise ParameterError(
+                {name.removeprefix("value."): messages for name, messages in exc.errors.items()}
+            ) from None
         try:
             preview = follow_preview(
                 user=request.user,

@@ -15,6 +15,7 @@ from django.utils.cache import add_never_cache_headers
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods, require_POST
 
+from accounts.follows import topics
 from accounts.follows.models import Exclusion, Follow
 from accounts.follows.names import normalise_name
 from accounts.follows.selectors import author_candidates, exclusion_list, follow_get, follow_list, follow_preview
@@ -76,6 +77,9 @@ def _form(
 ) -> HttpResponse:
     context: dict[str, Any] = {
         "given": given,
+        "default_threshold": topics.DEFAULT_THRESHOLD,
+        "min_threshold": topics.MIN_THRESHOLD,
+        "max_threshold": topics.MAX_THRESHOLD,
         "follow": follow,
         "deliveries": DELIVERIES,
         "errors": field_errors(errors or {}),
@@ -119,7 +123,7 @@ def follow_new(request: HttpRequest) -> HttpResponse:
             user=request.user,
             kind=kind,
             value=given.value,
-            name=given.name,
+            name=given.name or None,  # a name left empty is the value's, as on the API
             include_cross_lists=given.include_cross_lists,
             include_revisions=given.include_revisions,
             muted=given.muted,

@@ -13,6 +13,7 @@ from rest_framework import serializers
 
 from accounts.follows.definition import FILTER_KEYS, MAX_VARIANTS, FollowDefinition, storable_text
 from accounts.follows.models import Follow
+from accounts.follows.topics import DEFAULT_THRESHOLD, MAX_DESCRIPTION, MAX_EXAMPLES, MAX_THRESHOLD, MIN_THRESHOLD
 from accounts.trail.models import TrailItem
 from portal.api.serializers.papers import PaperSerializer
 
@@ -36,10 +37,26 @@ VALUE_SCHEMA = {
                 "hf": {"oneOf": [{"type": "string"}, {"type": "boolean"}]},
                 "revised": {"oneOf": [{"type": "string"}, {"type": "boolean"}]},
             },
+            # The two objects' keys are disjoint, so a value is one kind's alone.
+            "additionalProperties": False,
+        },
+        {
+            "type": "object",
+            "description": "topic: a description in words (English or Chinese), or up to "
+            f"{MAX_EXAMPLES} example papers by arXiv id; a threshold in standard deviations above the "
+            f"typical paper's similarity ({MIN_THRESHOLD} to {MAX_THRESHOLD}, default {DEFAULT_THRESHOLD})",
+            "properties": {
+                "description": {"type": "string", "maxLength": MAX_DESCRIPTION},
+                "examples": {"type": "array", "items": {"type": "string"}, "maxItems": MAX_EXAMPLES},
+                "threshold": {"type": "number", "minimum": MIN_THRESHOLD, "maximum": MAX_THRESHOLD},
+            },
+            "additionalProperties": False,
+            "anyOf": [{"required": ["description"]}, {"required": ["examples"]}],
         },
     ],
     "description": 'What is followed, by kind: category `cs.CL`, author `["Yann LeCun", "Y. LeCun"]`, '
-    'query `"\\"diffusion model\\" -survey"`, filters `{"category": "cs.CV", "q": "retrieval"}`.',
+    'query `"\\"diffusion model\\" -survey"`, filters `{"category": "cs.CV", "q": "retrieval"}`, '
+    'topic `{"description": "diffusion models for protein design"}` or `{"examples": ["2106.09685"]}`.',
 }
 
 
@@ -54,7 +71,7 @@ def domain_error_field(kind: str, key: str) -> str:
         return key
     if key in ("follows", "__all__"):
         return "non_field_errors"
-    if kind == Follow.Kind.FILTERS and key != "value":
+    if kind in (Follow.Kind.FILTERS, Follow.Kind.TOPIC) and key != "value":
         return f"value.{key}"
     return "value"
 
@@ -86,7 +103,7 @@ class FollowSerializer(serializers.Serializer):
 class FollowWriteSerializer(serializers.Serializer):
     """The body of a create (kind and value required) or a change (every field optional)."""
 
-    kind = serializers.ChoiceField(choices=Follow.Kind.values, help_text="category, author, query or filters.")
+    kind = serializers.ChoiceField(choices=Follow.Kind.values, help_text="category, author, query, filters or topic.")
     value = FollowValueField(help_text="What is followed; its shape depends on kind.")
     name = serializers.CharField(
         max_length=500,

@@ -42,6 +42,12 @@ def create(api, **body):
             {"category": ["cs.CV"], "q": "retrieval", "hf": "1"},
             {"category": ["cs.CV"], "q": "retrieval", "hf": "1"},
         ),
+        (
+            "topic",
+            {"description": "差分隐私 differential privacy", "threshold": 3},
+            {"description": "差分隐私 differential privacy", "threshold": 3.0},
+            {"description": "差分隐私 differential privacy", "threshold": 3.0},
+        ),
     ],
 )
 def test_each_kind_is_created_in_the_apis_shape(api, user, kind, value, stored, shown):
@@ -91,6 +97,11 @@ def test_a_new_follow_brings_the_last_days_and_counts_unread(api, user):
         ({"kind": "category", "value": "cs.CL", "name": "NLP\x00"}, "name"),
         ({"value": "cs.CL"}, "kind"),
         ({"kind": "category"}, "value"),
+        ({"kind": "topic", "value": "diffusion"}, "value"),
+        ({"kind": "topic", "value": {"description": "diffusion", "threshold": 0}}, "value.threshold"),
+        ({"kind": "topic", "value": {"examples": ["2611.99999"]}}, "value.examples"),
+        ({"kind": "topic", "value": {"description": ""}}, "value.description"),
+        ({"kind": "topic", "value": {"description": "x", "colour": "red"}}, "value.colour"),
     ],
 )
 def test_validation_errors_name_the_field(api, user, body, field):
@@ -169,6 +180,9 @@ def test_the_preview_counts_7_and_30_days_and_lists_the_latest_five(api, user, m
         ("kind=filters", "value"),
         ("kind=author&value=Ada%00Lovelace", "value"),
         ("kind=category&value=cs.CL&include_revisions=perhaps", "include_revisions"),
+        ("kind=topic", "description"),
+        ("kind=topic&description=diffusion&threshold=9", "threshold"),
+        ("kind=topic&examples=2611.99999", "examples"),
     ],
 )
 def test_preview_errors_name_the_parameter(api, query, field):
