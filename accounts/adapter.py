@@ -134,12 +134,15 @@ class AccountAdapter(DefaultAccountAdapter):
 
 class AddressEmailVerificationStage(EmailVerificationStage):
     """Mandatory verification proves an address given at sign-up. An account
-    with no address at all was made by an operator (createsuperuser, the
-    admin, a script) and has nothing to verify, so it is not locked out."""
+    with no address at all was made by an operator (the admin, a script) and
+    has nothing to verify, and a superuser made by `createsuperuser` (an
+    address typed by the operator, never through sign-up) is the operator:
+    neither is locked out."""
 
     def handle(self):
         user = self.login.user  # None for a sign-up with a taken address (no enumeration)
-        if user is not None and not user.email and not user.emailaddress_set.exists():
+        operator_made = user is not None and not user.emailaddress_set.exists()
+        if operator_made and (not user.email or user.is_superuser):
             return None, True
         return super().handle()
 

@@ -9,6 +9,8 @@ filters and follows.
 
 from __future__ import annotations
 
+import re
+
 from django.db import models
 from django.db.models.functions import Upper
 from django.utils import timezone
@@ -24,8 +26,9 @@ class Paper(models.Model):
     comments = models.TextField(blank=True)
     journal_ref = models.TextField(blank=True)
     doi = models.TextField(blank=True, help_text="one or more DOIs separated by spaces")
-    license = models.CharField(max_length=255, blank=True)
-    submitter = models.CharField(max_length=255, blank=True)
+    # Text, not a bounded column: real records carry a 740-character submitter.
+    license = models.TextField(blank=True)
+    submitter = models.TextField(blank=True)
     published = models.DateTimeField(null=True, blank=True, help_text="v1 date")
     updated = models.DateTimeField(null=True, blank=True, help_text="latest version date")
     included_at = models.DateTimeField(default=timezone.now, help_text="when this site first stored it")
@@ -214,6 +217,37 @@ class HarvestRun(models.Model):
 
     def __str__(self) -> str:
         return f"{self.source.slug} run {self.pk} ({self.status})"
+
+    @property
+    def problem(self) -> str:
+        """What stopped a failed check, in a word a page can say in the
+        reader's language (the exception text is for operators): `network`
+        (no connection), `http` (an error status, `problem_status`), `reply`
+        (too large or too slow), `unreadable` (not the expected format) or
+        `internal`; "" when nothing did."""
+        error = self.error
+        if self.status != self.Status.FAILED and not error:
+            return ""
+        for prefix, problem in _PROBLEMS:
+            if error.startswith(prefix):
+                return problem
+        return "reply" if error.startswith("reply from ") else "internal"
+
+    @property
+    def problem_status(self) -> int | None:
+        found = re.match(r"HTTP (\d{3})\b", self.error)
+        return int(found.group(1)) if found else None
+
+
+# The messages harvest.sources raise (SourceError) start so.
+_PROBLEMS = (
+    ("network error", "network"),
+    ("HTTP ", "http"),
+    ("unparsable", "unreadable"),
+    ("not an RSS", "unreadable"),
+    ("arXiv API error", "unreadable"),
+    ("Hugging Face Daily Papers reply", "unreadable"),
+)
 
 
 class CommunityPick(models.Model):

@@ -8,6 +8,8 @@ from dataclasses import dataclass, field
 from datetime import UTC, date, datetime
 from email.utils import parsedate_to_datetime
 
+from harvest.text_repair import readable
+
 _OLD_STYLE_ID = re.compile(r"^[a-z][a-z\-]*(\.[A-Z]{2})?/\d{7}$")
 _NEW_STYLE_ID = re.compile(r"^\d{4}\.\d{4,5}$")
 _VERSION_SUFFIX = re.compile(r"v(\d+)$")
@@ -84,6 +86,27 @@ def split_arxiv_id(raw: str) -> tuple[str, int | None]:
     return text, version
 
 
+# The bounded columns a record's values go to (harvest/models.py): a longer
+# value is no name or code, and the record is reported and skipped.
+MAX_AUTHOR_NAME = 512
+MAX_CATEGORY = 32
+
+
+def checked(record: PaperRecord) -> PaperRecord:
+    """The record, or MalformedRecord naming the value that no column can
+    hold; every other long field is text and kept whole."""
+    for name in record.authors:
+        if len(name) > MAX_AUTHOR_NAME:
+            raise MalformedRecord(
+                f"{record.arxiv_id}: an author name of {len(name)} characters "
+                f"(at most {MAX_AUTHOR_NAME}): {name[:80]!r}..."
+            )
+    for code in record.categories:
+        if len(code) > MAX_CATEGORY:
+            raise MalformedRecord(f"{record.arxiv_id}: a category code of {len(code)} characters: {code[:80]!r}...")
+    return record
+
+
 def is_arxiv_id(raw: str) -> bool:
     try:
         split_arxiv_id(raw)
@@ -92,16 +115,24 @@ def is_arxiv_id(raw: str) -> bool:
     return True
 
 
-def clean_title(text: str | None) -> str:
+def clean_line(text: str | None) -> str:
+    """A one-line field (a title, a name, a journal reference): whitespace
+    collapsed, TeX letters and mis-decoded UTF-8 made readable
+    (harvest/text_repair.py)."""
     # str.split() splits where the regular expression's \s matches (str.isspace).
-    return " ".join(text.split()) if text else ""
+    return " ".join(readable(text).split()) if text else ""
+
+
+clean_title = clean_line
+clean_name = clean_line
 
 
 def clean_abstract(text: str | None) -> str:
-    """Undo arXiv's hard line wraps but keep paragraph breaks (an indented line)."""
+    """Undo arXiv's hard line wraps but keep paragraph breaks (an indented
+    line); TeX letters and mis-decoded UTF-8 made readable."""
     if not text:
         return ""
-    stripped = text.strip()
+    stripped = readable(text).strip()
     if "\n " not in stripped and "\n\t" not in stripped and "\n\n" not in stripped:
         # No paragraph break, so every newline is a hard wrap: the regular
         # expressions below would give exactly this (their \s is str.isspace),
@@ -117,7 +148,7 @@ def split_authors(text: str | None) -> list[str]:
     affiliations in parentheses dropped."""
     if not text:
         return []
-    flat = " ".join(text.split())
+    flat = clean_line(text)
     while "(" in flat:
         stripped = _PARENTHESES.sub("", flat)
         if stripped == flat:

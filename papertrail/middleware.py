@@ -2,7 +2,8 @@
 language switch's cookie) or Simplified Chinese, never a guess from the
 browser's Accept-Language, which for many Chinese researchers says English
 because of the operating system they happen to use. API clients state what
-they want, so under /api/ Accept-Language is honoured (Chinese otherwise).
+they want, so under /api/ Accept-Language is honoured, and a client that
+states nothing (a script, curl) gets English, the language of its docs.
 A signed-in reader's saved language and time zone apply to their pages."""
 
 from __future__ import annotations
@@ -20,10 +21,24 @@ from accounts.services import user_preferences_update
 from harvest.clock import display_zone, reading_in
 
 
+def _accepted_language(header: str) -> str:
+    """The first language of an Accept-Language header the site speaks; English otherwise."""
+    for code, _quality in translation.trans_real.parse_accept_lang_header(header):
+        if code == "*":
+            break
+        try:
+            return translation.get_supported_language_variant(code)
+        except LookupError:
+            continue
+    return "en"
+
+
 class ChineseFirstLocaleMiddleware(LocaleMiddleware):
     def process_request(self, request: HttpRequest) -> None:
         if request.path_info.startswith("/api/"):
-            super().process_request(request)
+            language = _accepted_language(request.headers.get("Accept-Language", ""))
+            translation.activate(language)
+            request.LANGUAGE_CODE = translation.get_language()
             return
         chosen = request.COOKIES.get(settings.LANGUAGE_COOKIE_NAME, "")
         language = chosen if chosen in dict(settings.LANGUAGES) else settings.LANGUAGE_CODE

@@ -1,9 +1,10 @@
 """Author name normalisation: the form in which a follow's variants and a
 paper's author names are compared.
 
-Accents are folded (NFKD, combining marks dropped), case is folded, "." "-"
+A name written in TeX is read first ("Pi\\v{z}urica" is "Pižurica"), then
+accents are folded (NFKD, combining marks dropped), case is folded, "." "-"
 and "," count as spaces and whitespace is collapsed, so "J.-P. Müller",
-"j p muller" and "J. P. MULLER" are one name. Letters that NFKD does not
+"J.-P. M\\"uller", "j p muller" and "J. P. MULLER" are one name. Letters that NFKD does not
 decompose but that are commonly written without their stroke are mapped too.
 """
 
@@ -13,6 +14,8 @@ import re
 import unicodedata
 from functools import lru_cache
 
+from harvest.text_repair import readable
+
 _SEPARATORS = re.compile(r"[\s.\-,]+")
 # Letters with a stroke or ligatures: no decomposition, but the same name.
 _EXTRA_FOLDS = str.maketrans({"ł": "l", "ø": "o", "đ": "d", "\u0131": "i", "æ": "ae", "œ": "oe", "þ": "th", "ð": "d"})
@@ -20,7 +23,7 @@ _EXTRA_FOLDS = str.maketrans({"ł": "l", "ø": "o", "đ": "d", "\u0131": "i", "�
 
 @lru_cache(maxsize=200_000)
 def normalise_name(name: str) -> str:
-    decomposed = unicodedata.normalize("NFKD", name)
+    decomposed = unicodedata.normalize("NFKD", readable(name))
     folded = "".join(ch for ch in decomposed if not unicodedata.combining(ch)).casefold().translate(_EXTRA_FOLDS)
     return _SEPARATORS.sub(" ", folded).strip()
 

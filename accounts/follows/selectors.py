@@ -3,7 +3,7 @@ new author follow, and what a follow would have brought (its preview)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -46,11 +46,17 @@ def exclusion_list(*, user: User) -> list[Exclusion]:
 class FollowPreview:
     last_7_days: int
     last_30_days: int
-    recent: list[Paper]
+    recent: list[Paper]  # newest event first
+    # When each of `recent` reached the library (its matching version), the order they are listed in.
+    recent_at: list[datetime] = field(default_factory=list)
     # True: more than the figure (PREVIEW_COUNT_CAP), which says "this follow
     # matches a great deal" as well as an exact count would.
     last_7_days_capped: bool = False
     last_30_days_capped: bool = False
+
+    @property
+    def listed(self) -> list[tuple[Paper, datetime]]:
+        return list(zip(self.recent, self.recent_at, strict=True))
 
 
 def follow_preview(
@@ -85,6 +91,7 @@ def follow_preview(
         last_7_days=min(in_week, PREVIEW_COUNT_CAP),
         last_30_days=min(len(window), PREVIEW_COUNT_CAP),
         recent=[papers[paper_id] for paper_id, _ in newest if paper_id in papers],
+        recent_at=[at for paper_id, at in newest if paper_id in papers],
         last_7_days_capped=in_week > PREVIEW_COUNT_CAP,
         last_30_days_capped=len(window) > PREVIEW_COUNT_CAP,
     )

@@ -208,7 +208,14 @@ def _unmatched_reason(entry: ImportEntry, looked_up: dict, ambiguous: dict[int, 
         if entry.arxiv_id in looked_up["over_cap"]:
             return _("arXiv id %(id)s is not in the library and over this import's limit of arXiv lookups") % values
         if looked_up["error"]:
-            return _("arXiv id %(id)s is not in the library; arXiv could not be asked: %(error)s") % values
+            # The exception is in the log; the reader gets what it means for them.
+            return (
+                _(
+                    "arXiv id %(id)s is not in the library, and arXiv could not be reached just now; "
+                    "import it again later."
+                )
+                % values
+            )
         return _("arXiv id %(id)s: arXiv does not know this paper") % values
     if id(entry) in ambiguous:
         return _("no arXiv id or known DOI, and the title names %(count)d library papers") % values

@@ -43,6 +43,11 @@ class TrailEntry:
     matches: list[MatchReason] = field(default_factory=list)
     dismissed: bool = False
 
+    @property
+    def cursor(self) -> str:
+        """This card's place in the trail's order, as the pages' cursors give it."""
+        return encode_cursor(self.event_at, self.item_id)
+
 
 @dataclass
 class TrailPage:

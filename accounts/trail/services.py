@@ -8,6 +8,7 @@ from collections.abc import Iterable
 from datetime import datetime
 
 from django.db import transaction
+from django.db.models import Q
 from django.utils import timezone
 
 from accounts.models import User
@@ -25,14 +26,25 @@ def _catch_up(user: User) -> None:
 
 
 @transaction.atomic
-def trail_mark_read(*, user: User, item_ids: Iterable[int] | None = None, up_to: datetime | None = None) -> int:
+def trail_mark_read(
+    *,
+    user: User,
+    item_ids: Iterable[int] | None = None,
+    up_to: datetime | None = None,
+    up_to_item: int | None = None,
+) -> int:
     """Mark cards read: these ones, or every card whose event is at or before
-    `up_to`, or (neither given) the whole trail. Returns how many were unread."""
+    `up_to`, or (neither given) the whole trail. With `up_to_item` the bound
+    is that card's place in the trail's order (time, then id): cards of the
+    same harvest share a time, and "up to here" means this card and those
+    listed after it. Returns how many were unread."""
     _catch_up(user)
     items = TrailItem.objects.filter(user=user, unread=True)
     if item_ids is not None:
         items = items.filter(id__in=list(item_ids))
-    if up_to is not None:
+    if up_to is not None and up_to_item is not None:
+        items = items.filter(Q(latest_event_at__lt=up_to) | Q(latest_event_at=up_to, id__lte=up_to_item))
+    elif up_to is not None:
         items = items.filter(latest_event_at__lte=up_to)
     ids = list(items.values_list("id", flat=True))
     if not ids:

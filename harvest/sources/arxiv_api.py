@@ -28,7 +28,17 @@ from django.conf import settings
 from lxml import etree
 
 from harvest.readahead import READ_AHEAD_THREAD
-from harvest.records import MalformedRecord, PaperRecord, VersionRecord, clean_abstract, clean_title, split_arxiv_id
+from harvest.records import (
+    MalformedRecord,
+    PaperRecord,
+    VersionRecord,
+    checked,
+    clean_abstract,
+    clean_line,
+    clean_name,
+    clean_title,
+    split_arxiv_id,
+)
 from harvest.sources.base import Page, SourceClient, Window
 from harvest.sources.http import PermanentError, SourceError, TransientError, read_capped
 
@@ -66,19 +76,20 @@ def record_from_result(result: arxiv.Result) -> PaperRecord:
     version = VersionRecord(number=latest, submitted=result.published if latest == 1 else result.updated)
     categories = [result.primary_category] if result.primary_category else []
     categories.extend(c for c in result.categories if c not in categories)
-    return PaperRecord(
+    record = PaperRecord(
         arxiv_id=arxiv_id,
         title=title,
         abstract=clean_abstract(result.summary),
-        authors=[" ".join(author.name.split()) for author in result.authors if author.name.strip()],
+        authors=[clean_name(author.name) for author in result.authors if author.name.strip()],
         categories=categories,
-        comments=" ".join((result.comment or "").split()),
-        journal_ref=" ".join((result.journal_ref or "").split()),
+        comments=clean_line(result.comment),
+        journal_ref=clean_line(result.journal_ref),
         doi=" ".join((result.doi or "").split()),
         versions=[version],
         published=result.published,
         updated=result.updated,
     )
+    return checked(record)
 
 
 def records_from_results(results: Iterable[arxiv.Result]) -> tuple[list[PaperRecord], int]:

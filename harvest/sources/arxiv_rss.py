@@ -34,7 +34,9 @@ from harvest.records import (
     MalformedRecord,
     PaperRecord,
     VersionRecord,
+    checked,
     clean_abstract,
+    clean_line,
     clean_title,
     split_arxiv_id,
     split_authors,
@@ -118,19 +120,21 @@ def _read_item(element: etree._Element, *, atom: bool, parsed: ParsedFeed) -> No
         categories = [c.get("term", "").strip() for c in element.iterfind(f"{ATOM}category")]
     else:
         categories = [_text(c) for c in element.iterfind("category")]
-    parsed.records.append(
-        PaperRecord(
-            arxiv_id=arxiv_id,
-            title=title,
-            abstract=_abstract(raw_description),
-            authors=split_authors(element.findtext(f"{DC}creator")),
-            categories=list(dict.fromkeys(c for c in categories if c)),
-            journal_ref=_text(element.find(f"{ARXIV}journal_reference")),
-            doi=_text(element.find(f"{ARXIV}DOI")),
-            license=_text(element.find(f"{DC}rights"))[:255],
-            versions=[VersionRecord(version)],
-        )
+    record = PaperRecord(
+        arxiv_id=arxiv_id,
+        title=title,
+        abstract=_abstract(raw_description),
+        authors=split_authors(element.findtext(f"{DC}creator")),
+        categories=list(dict.fromkeys(c for c in categories if c)),
+        journal_ref=clean_line(element.findtext(f"{ARXIV}journal_reference")),
+        doi=_text(element.find(f"{ARXIV}DOI")),
+        license=_text(element.find(f"{DC}rights")),
+        versions=[VersionRecord(version)],
     )
+    try:
+        parsed.records.append(checked(record))
+    except MalformedRecord as exc:
+        parsed.malformed.append(f"feed item {guid}: {exc}")
 
 
 def parse_feed(data: bytes) -> ParsedFeed:

@@ -22,7 +22,9 @@ from harvest.records import (
     MalformedRecord,
     PaperRecord,
     VersionRecord,
+    checked,
     clean_abstract,
+    clean_line,
     clean_title,
     parse_arxiv_date,
     parse_size,
@@ -105,14 +107,16 @@ def parse_raw_record(metadata: etree._Element) -> PaperRecord:
         )
     if not versions:
         raise MalformedRecord(f"{arxiv_id}: no versions")
-    return PaperRecord(
-        arxiv_id,
-        title,
-        clean_abstract(texts.get(_ABSTRACT)),
-        split_authors(texts.get(_AUTHORS)),
-        list(dict.fromkeys((texts.get(_CATEGORIES) or "").split())),
-        *(" ".join((texts.get(tag) or "").split()) for tag in _RAW_TEXT_TAGS),
-        versions,
+    return checked(
+        PaperRecord(
+            arxiv_id,
+            title,
+            clean_abstract(texts.get(_ABSTRACT)),
+            split_authors(texts.get(_AUTHORS)),
+            list(dict.fromkeys((texts.get(_CATEGORIES) or "").split())),
+            *(clean_line(texts.get(tag)) for tag in _RAW_TEXT_TAGS),
+            versions,
+        )
     )
 
 

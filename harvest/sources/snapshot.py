@@ -32,7 +32,10 @@ from harvest.records import (
     MalformedRecord,
     PaperRecord,
     VersionRecord,
+    checked,
     clean_abstract,
+    clean_line,
+    clean_name,
     clean_title,
     parse_arxiv_date,
     split_arxiv_id,
@@ -79,7 +82,7 @@ def _created(text: object) -> datetime | None:
 def _author_name(parts: list) -> str:
     """["Balázs", "C.", ""] -> "C. Balázs"; a fourth element is an
     affiliation, which the library does not keep in the name."""
-    names = [part.strip() if isinstance(part, str) else "" for part in parts[:3]]
+    names = [clean_name(part) if isinstance(part, str) else "" for part in parts[:3]]
     names += [""] * (3 - len(names))
     return " ".join(name for name in (names[1], names[0], names[2]) if name)
 
@@ -125,8 +128,8 @@ def parse_snapshot_line(line: bytes | str) -> PaperRecord:
         versions=_versions(arxiv_id, data.get("versions")),
     )
     for key, attribute in _TEXT_FIELDS.items():
-        setattr(record, attribute, " ".join(str(data.get(key) or "").split()))
-    return record
+        setattr(record, attribute, clean_line(str(data.get(key) or "")))
+    return checked(record)
 
 
 def category_matcher(codes: Iterable[str]) -> Callable[[list[str]], bool] | None:

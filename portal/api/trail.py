@@ -111,9 +111,11 @@ class TrailView(APIView):
         )
 
 
-def _up_to(text: str) -> datetime:
+def _up_to(text: str) -> tuple[datetime, int | None]:
+    """A cursor's card (time and id: cards of one harvest share a time) or a time."""
+    item_id = None
     try:
-        at, _item_id = decode_cursor(text)
+        at, item_id = decode_cursor(text)
     except InvalidCursor:
         try:
             at = parse_datetime(text)
@@ -121,7 +123,7 @@ def _up_to(text: str) -> datetime:
             at = None
     if not _usable_time(at):
         raise ParameterError({"up_to": [_("Give a trail cursor or an ISO 8601 time with its offset.")]})
-    return at
+    return at, item_id
 
 
 class TrailReadView(APIView):
@@ -144,7 +146,8 @@ class TrailReadView(APIView):
         if "items" in data:
             marked = trail_mark_read(user=request.user, item_ids=data["items"])
         else:
-            marked = trail_mark_read(user=request.user, up_to=_up_to(data["up_to"]))
+            at, item_id = _up_to(data["up_to"])
+            marked = trail_mark_read(user=request.user, up_to=at, up_to_item=item_id)
         return Response({"marked": marked, "unread": trail_unread_counts(user=request.user).total})
 
 

@@ -253,7 +253,7 @@ class SourcesView(APIView):
             "guided_readings": llm_status(),
             "completeness": announcement_completeness(),
         }
-        return Response(SourcesSerializer(data).data)
+        return Response(SourcesSerializer(data, context={"request": request}).data)
 
 
 class MeView(APIView):

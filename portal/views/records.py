@@ -37,7 +37,7 @@ from portal.arxiv_ids import PaperNotFound, requested_paper
 from portal.record_params import record_filters_from
 
 RECORDS_PAGE = 20
-_TAG_SEPARATORS = re.compile("[,;\uff0c\uff1b]")  # and their full-width forms
+_TAG_SEPARATORS = re.compile("[,;\uff0c\uff1b\u3001]")  # and their full-width forms, and the enumeration comma 、
 
 
 def split_tags(text: str) -> list[str]:

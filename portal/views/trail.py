@@ -20,7 +20,14 @@ from accounts.follows.selectors import follow_list
 from accounts.follows.services import author_variant_reject
 from accounts.records.selectors import saved_count
 from accounts.trail.models import TrailItem
-from accounts.trail.selectors import InvalidCursor, TrailEntry, trail_item_get, trail_page, trail_unread_total
+from accounts.trail.selectors import (
+    InvalidCursor,
+    TrailEntry,
+    decode_cursor,
+    trail_item_get,
+    trail_page,
+    trail_unread_total,
+)
 from accounts.trail.services import trail_dismiss, trail_mark_read, trail_undismiss
 from portal.selectors import attach_records, paper_cards
 
@@ -130,16 +137,21 @@ def trail_read(request: HttpRequest, item_id: int) -> HttpResponse:
 @login_required
 @require_POST
 def trail_read_up_to(request: HttpRequest) -> HttpResponse:
-    """Read every card whose event is at or before the given card's."""
+    """Read the given card and every card listed after it (its cursor: time,
+    then id), or every card whose event is at or before a given time."""
     raw = request.POST.get("up_to", "")
+    item_id = None
     try:
-        up_to = datetime.fromisoformat(raw)
+        try:
+            up_to, item_id = decode_cursor(raw)
+        except InvalidCursor:
+            up_to = datetime.fromisoformat(raw)
         if up_to.tzinfo is None:
             raise ValueError("a card's time names its zone")
     except ValueError:
         messages.error(request, _("up_to: give the time of a trail card."))
         return _back(request)
-    done = trail_mark_read(user=request.user, up_to=up_to)
+    done = trail_mark_read(user=request.user, up_to=up_to, up_to_item=item_id)
     messages.success(request, _("%(count)d marked as read.") % {"count": done})
     return _back(request)
 

@@ -77,6 +77,18 @@ def malformed(record: etree._Element) -> etree._Element:
     return record
 
 
+def with_field(record: etree._Element, tag: str, text: str | None) -> etree._Element:
+    """The record with one arXivRaw field's text replaced, or the field
+    removed (`text` None): an odd value in arXiv's own markup."""
+    record = copy.deepcopy(record)
+    element = record.find(f"{OAI}metadata/{RAW}arXivRaw/{RAW}{tag}")
+    if text is None:
+        element.getparent().remove(element)
+    else:
+        element.text = text
+    return record
+
+
 def deleted(record: etree._Element) -> etree._Element:
     """The record as OAI-PMH reports a deletion: a header with status="deleted" and no metadata."""
     record = copy.deepcopy(record)

@@ -13,6 +13,7 @@ from harvest.runs import harvest_source
 from harvest.sources.arxiv_api import ArxivApiSource, lookup_ids, records_from_atom
 from harvest.sources.http import PermanentError, TransientError
 from harvest.sources.registry import SOURCES
+from harvest.text_repair import readable
 from tests.harvest.arxiv_api_replay import PATH, body_of, serve_recorded
 from tests.replay_server import Reply
 
@@ -66,10 +67,14 @@ def test_records_from_atom_map_every_entry_of_a_recorded_page():
         assert record.published == entry["published"] and record.updated == entry["updated"]
         assert record.categories[0] == entry["primary"]
         assert set(record.categories) == set(entry["categories"]) | {entry["primary"]}
-        assert record.authors == [" ".join(name.split()) for name in entry["authors"]]
+        # The recording's double-encoded names ("Aurora RamÃ\xadrez") come out repaired.
+        assert record.authors == [" ".join(readable(name).split()) for name in entry["authors"]]
         [version] = record.versions
         assert version.number == entry["version"]
         assert version.submitted == (entry["published"] if entry["version"] == 1 else entry["updated"])
+    repaired = {name for record in records for name in record.authors}
+    assert {"Aurora Ramírez", "Betül Karagöz"} <= repaired
+    assert not any("Ã" in name for name in repaired)
 
 
 def test_records_from_atom_reads_old_style_and_versioned_ids():

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from io import StringIO
 
 import pytest
@@ -10,7 +11,7 @@ from django.core.management import call_command
 from django.db.models import Max
 from lxml import etree
 
-from harvest.models import CommunityPick, HarvestRun, Paper, Version
+from harvest.models import Author, CommunityPick, HarvestRun, Paper, Version
 from harvest.offline.loader import BUNDLE_DIR
 from tests.replay_server import FIXTURES
 
@@ -87,6 +88,25 @@ def test_an_empty_library_gets_every_bundled_paper_and_version():
     assert "kaggle/arxiv-metadata-oai-snapshot.sample.jsonl: 200 records, 200 new papers" in out
     assert "arxiv_oai/ListRecordsResponse.xml: 6 records, 6 new papers" in out
     assert HarvestRun.objects.count() == 0
+
+
+def test_the_bundled_library_reads_clean_no_tex_letters_nor_mojibake():
+    load()
+    texts = [
+        text
+        for title, abstract, authors in Paper.objects.values_list("title", "abstract", "authors")
+        for text in (title, _outside_math(abstract), *authors)
+    ]
+    texts += list(Author.objects.values_list("name", flat=True))
+    for mark in ("\\'", '\\"', "\\v{", "\\c{", "Ã", "Â"):
+        assert not [text for text in texts if mark in text], mark
+    # The recordings' double-encoded names and accented TeX names, as a reader sees them.
+    names = set(Author.objects.values_list("name", flat=True))
+    assert {"Betül Karagöz", "Aurora Ramírez", "Dirk Wübben", "Tomáš Vinař"} <= names
+
+
+def _outside_math(text: str) -> str:
+    return re.sub(r"\$[^$]*\$", "", text)
 
 
 def test_a_second_load_stores_nothing():

@@ -1,10 +1,12 @@
 """The deployment: /healthz names each dependency's state (and no secret), and
 docker-compose migrates once, before web, worker and beat start, with a health
-check for every service."""
+check for every service; the image runs as an unprivileged user."""
 
 from __future__ import annotations
 
+import os
 import socket
+import subprocess
 
 import pytest
 import yaml
@@ -61,3 +63,19 @@ def test_compose_checks_the_health_of_every_long_running_service():
         assert services[name]["healthcheck"]["test"], name
     assert "/healthz" in " ".join(services["web"]["healthcheck"]["test"])
     assert "inspect ping" in " ".join(services["worker"]["healthcheck"]["test"])
+
+
+def test_the_image_runs_as_an_unprivileged_user_who_owns_only_the_var_folder():
+    lines = [line.strip() for line in (PROJECT_ROOT / "Dockerfile").read_text().splitlines() if line.strip()]
+    users = [line.split()[1] for line in lines if line.startswith("USER ")]
+    assert users and users[-1] not in ("root", "0") and lines[-1].startswith("USER ")
+    assert any("chown" in line and "/app/var" in line for line in lines)
+
+
+def test_manage_py_without_a_secret_key_says_so_in_a_sentence_not_a_traceback(manage_py):
+    env = {key: value for key, value in os.environ.items() if not key.startswith(("DJANGO_", "PAPERTRAIL_"))}
+    env.update(DJANGO_SETTINGS_MODULE="papertrail.settings.main", DJANGO_DEBUG="0", PYTHONPATH=str(PROJECT_ROOT))
+    done = subprocess.run([*manage_py, "check"], env=env, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 2
+    assert "Traceback" not in done.stderr and len(done.stderr.strip().splitlines()) == 2
+    assert "DJANGO_SECRET_KEY must be set" in done.stderr and "DJANGO_DEBUG=1" in done.stderr

@@ -4,7 +4,7 @@ on the paper and library pages, and owner-only ids."""
 
 from __future__ import annotations
 
-from datetime import timedelta
+from datetime import UTC, datetime, timedelta
 
 import pytest
 from django.test import Client
@@ -77,6 +77,27 @@ def test_a_prefilled_category_form_previews_then_saves(reader_client, reader):
     assert follow.include_revisions and not follow.include_cross_lists and not follow.muted
     # The back-fill brought the week's paper into the trail.
     assert list(TrailItem.objects.filter(user=reader).values_list("paper__arxiv_id", flat=True)) == ["2611.00002"]
+
+
+def test_the_preview_lists_papers_newest_first_by_when_they_reached_the_library(reader_client, reader):
+    harvest(f.record("2611.00001", categories=["cs.CL"], title="Old one"), days_ago=20)
+    harvest(f.record("2611.00002", categories=["cs.CL"], title="Recent one"), days_ago=2)
+    # Listed newest first by when each reached the library, and dated so: an old arXiv
+    # paper harvested last is first, with that day, not its arXiv date.
+    harvest(
+        f.record(
+            "2611.00004",
+            categories=["cs.CL"],
+            title="Old paper, new here",
+            first_submitted=datetime(2019, 1, 1, tzinfo=UTC),
+        ),
+        days_ago=1,
+    )
+    html = reader_client.get("/follows/new/?kind=category&code=cs.CL").content.decode()
+    assert html.index("Old paper, new here") < html.index("Recent one") < html.index("Old one")
+    events = html.split('data-event="')[1:]
+    dates = [event.split('"', 1)[0] for event in events]
+    assert len(dates) == 3 and dates == sorted(dates, reverse=True) and "2019" not in " ".join(dates)
 
 
 def test_bad_input_is_refused_naming_the_field(reader_client, reader, settings):

@@ -67,11 +67,12 @@ def test_saving_through_htmx_answers_the_controls_and_keeps_their_ids(reader_cli
     assert html.startswith(f'<div class="record-controls" id="record-{pk}" data-record="saved"')
     assert f'id="record-{pk}-toggle" data-action="remove"' in html  # the focused button's id survives
     html = reader_client.post(
-        url, {"state": "read", "tags": "Graphs\uff0crl; RL", "next": "/papers/"}, **HX
+        url, {"state": "read", "tags": "Graphs\uff0crl; RL\u3001图神经网络", "next": "/papers/"}, **HX
     ).content.decode()
     saved = Record.objects.get(user=reader)
-    assert saved.state == "read" and sorted(Tag.objects.values_list("name", flat=True)) == ["Graphs", "rl"]
-    assert 'value="Graphs, rl"' in html
+    assert saved.state == "read"
+    assert sorted(Tag.objects.values_list("name", flat=True)) == ["Graphs", "rl", "图神经网络"]
+    assert 'value="Graphs, rl, 图神经网络"' in html
     bad = reader_client.post(url, {"state": "skimmed"}, **HX)
     assert bad.status_code == 200 and "state: 请使用 to_read、reading 或 read。" in bad.content.decode()
     html = reader_client.post(url, {"action": "remove"}, **HX).content.decode()
@@ -95,6 +96,11 @@ def test_the_paper_page_shows_the_owners_record_and_note_and_nobody_elses(reader
     assert "<strong>key</strong> idea $x_1$ &lt;script&gt;" in html and 'class="note-rendered tex"' in html
     assert "their private note" not in html and "theirs" not in html
     assert Record.objects.get(user=reader).last_read_version == 1
+    # Opened but still "to read": no "you last read" until the reader says they read it.
+    html = reader_client.get("/papers/2611.30000/").content.decode()
+    assert "data-last-read" not in html and "你上次读的是" not in html
+    Record.objects.filter(user=reader).update(state="reading")
+    assert 'data-last-read="1"' in reader_client.get("/papers/2611.30000/").content.decode()
     visitor = Client().get("/papers/2611.30000/").content.decode()
     assert "data-record-sign-in" in visitor and "idea" not in visitor
 

@@ -7,6 +7,8 @@ from datetime import UTC, datetime, timedelta
 import pytest
 from django.utils import timezone
 
+from accounts.models import User
+from harvest.models import Source
 from harvest.search_index import STALLED_AFTER, index_pending_papers
 from harvest.selectors import source_progress_list
 from harvest.services import paper_upsert_many
@@ -60,12 +62,29 @@ def test_each_source_shows_its_progress(client, sources, settings):
     assert "&quot;until&quot;: &quot;2026-11-12&quot;" in arxiv
 
 
-def test_a_failed_check_shows_its_error_escaped_and_raises_the_banner(client, sources):
+def test_a_failed_check_says_what_stopped_it_in_words_and_raises_the_banner(client, sources):
     page = client.get("/sources/").content.decode()
     hf = row(page, "hf_daily")
-    assert "失败" in hf
-    assert "HTTP 503 from huggingface.co &lt;b&gt;down&lt;/b&gt;" in hf
+    assert "失败" in hf and 'data-problem="http"' in hf
+    assert "Hugging Face Daily Papers 返回错误\uff08HTTP 503\uff09。" in hf and "将于" in hf and "重试" in hf
+    assert "huggingface.co" not in hf  # the exception text is for operators
     assert '<div class="banner" role="alert">部分采集异常: Hugging Face Daily Papers</div>' in page
+    User.objects.create_user("ops", password="x", is_staff=True)
+    client.login(username="ops", password="x")
+    staff = row(client.get("/sources/").content.decode(), "hf_daily")
+    assert "HTTP 503 from huggingface.co &lt;b&gt;down&lt;/b&gt;" in staff
+
+
+def test_a_network_failure_reads_as_a_sentence_with_its_retry(client, sources):
+    arxiv = Source.objects.get(slug="arxiv")
+    f.run(
+        arxiv,
+        started_at=timezone.now(),
+        status="failed",
+        error="network error: ConnectionError: HTTPSConnectionPool(host='rss.arxiv.org'): NameResolutionError",
+    )
+    row_html = row(client.get("/sources/").content.decode(), "arxiv")
+    assert "无法连接 arXiv OAI-PMH\uff08网络错误\uff09。" in row_html and "NameResolutionError" not in row_html
 
 
 def test_a_disabled_source_has_no_next_run(client, sources):

@@ -132,6 +132,18 @@ def test_marks_read_up_to_dismiss_and_undo(reader_client, trail, reader):
     assert cards(reader_client.get("/trail/")) == ["2611.00001", "2611.00003", "2611.00002"]
 
 
+def test_read_up_to_here_on_cards_of_one_harvest_marks_this_card_and_those_after_it(reader_client, reader):
+    follow(reader, "category", {"code": "cs.LG"}, "Learning")
+    harvest(*(f.record(f"2611.{n:05d}") for n in range(8)), hours_ago=1)  # eight cards, one time
+    page = reader_client.get("/trail/")
+    listed = cards(page)
+    third = TrailItem.objects.get(paper__arxiv_id=listed[2])
+    up_to = page.content.decode().split(f'data-item="{third.pk}"')[1].split('name="up_to" value="')[1].split('"')[0]
+    response = reader_client.post("/trail/read/", {"up_to": up_to}, follow=True)
+    assert "已将 6 项标为已读。" in response.content.decode()
+    assert set(TrailItem.objects.filter(unread=True).values_list("paper__arxiv_id", flat=True)) == set(listed[:2])
+
+
 def test_not_this_person_takes_the_author_reason_off_the_card(reader_client, trail):
     item = TrailItem.objects.get(paper__arxiv_id="2611.00002")
     assert (

@@ -108,13 +108,26 @@ class RunSerializer(serializers.Serializer):
         choices=["running", "ok", "empty", "failed"],
         help_text="ok, empty (nothing new: not a failure), failed (an error stopped it) or running.",
     )
-    error = serializers.CharField(help_text="The error that stopped a failed check.")
+    error = serializers.SerializerMethodField(
+        help_text="The exception text that stopped a failed check, for staff accounts; empty for others."
+    )
+    problem = serializers.ChoiceField(
+        choices=["", "network", "http", "reply", "unreadable", "internal"],
+        help_text="What stopped a failed check: network (no connection), http (an error status), reply (too "
+        "large or too slow), unreadable (not the expected format), internal; empty when nothing did.",
+    )
+    problem_status = serializers.IntegerField(allow_null=True, help_text="The HTTP status of an http problem.")
     seen = serializers.IntegerField(help_text="Records seen.")
     new_papers = serializers.IntegerField(help_text="Papers new to the library.")
     new_versions = serializers.IntegerField(help_text="New versions of known papers.")
     updated = serializers.IntegerField(help_text="Known papers whose metadata changed without a new version.")
     unchanged = serializers.IntegerField(help_text="Records that brought nothing new.")
     skipped = serializers.IntegerField(help_text="Records that could not be stored.")
+
+    def get_error(self, run) -> str:
+        request = self.context.get("request")
+        staff = request is not None and getattr(request.user, "is_staff", False)
+        return run.error if staff else ""
 
 
 class Last24hSerializer(serializers.Serializer):

@@ -63,8 +63,12 @@ def test_a_revoked_token_no_longer_works(client_api, user, token):
     assert api_token_revoke(user=user, token_id=ApiToken.objects.get().pk)
     response = client_api.get("/api/v1/me/", **bearer(token), HTTP_ACCEPT_LANGUAGE="en")
     assert response.status_code == 401 and "revoked" in response.json()["detail"]
-    chinese = client_api.get("/api/v1/me/", **bearer(token))
+    chinese = client_api.get("/api/v1/me/", **bearer(token), HTTP_ACCEPT_LANGUAGE="zh-CN,zh;q=0.9")
     assert chinese.json()["detail"] == "此令牌已被撤销。"
+    # A client that asks for no language (a script, curl) reads English; one the site lacks too.
+    assert client_api.get("/api/v1/me/", **bearer(token)).json()["detail"] == "This token has been revoked."
+    french = client_api.get("/api/v1/me/", **bearer(token), HTTP_ACCEPT_LANGUAGE="fr-FR")
+    assert french.json()["detail"] == "This token has been revoked."
 
 
 def test_a_token_of_an_inactive_user_does_not_work(client_api, user, token):

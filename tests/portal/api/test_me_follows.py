@@ -143,8 +143,9 @@ def test_delete_removes_the_follow_and_its_cards(api, user):
     assert api.delete(f"{FOLLOWS}{follow_id}/").status_code == 204
     assert not Follow.objects.filter(pk=follow_id).exists() and not TrailItem.objects.filter(user=user).exists()
     assert api.delete(f"{FOLLOWS}{follow_id}/").status_code == 404
-    assert api.get(f"{FOLLOWS}{follow_id}/").json()["errors"] == {"follow_id": ["你没有这个 id 的关注。"]}
-    english = api.get(f"{FOLLOWS}{follow_id}/", HTTP_ACCEPT_LANGUAGE="en").json()
+    chinese = api.get(f"{FOLLOWS}{follow_id}/", HTTP_ACCEPT_LANGUAGE="zh-hans").json()
+    assert chinese["errors"] == {"follow_id": ["你没有这个 id 的关注。"]}
+    english = api.get(f"{FOLLOWS}{follow_id}/").json()
     assert english["detail"] == "follow_id: You have no follow with this id."
 
 

@@ -8,6 +8,7 @@ from datetime import UTC, date, datetime, timedelta
 import pytest
 from django.utils import timezone
 
+from accounts.models import User
 from harvest.completeness import next_expected_announcement
 from harvest.models import HarvestRun, Paper, Version
 from harvest.records import PaperRecord
@@ -164,7 +165,14 @@ def test_sources_show_progress_and_health(client_api, day, settings):
     assert arxiv["last_24h"] == {"runs": 1, "failed": 0, "seen": 10, "new_papers": 2, "new_versions": 0}
     assert arxiv["next_run"] is not None and arxiv["checkpoint"] == {"from": "2026-11-12"}
     assert arxiv["failing"] is False
-    assert hf["failing"] is True and hf["last_run"]["error"] == "HTTP 503"
+    # What stopped it, for anyone; the exception text for staff alone.
+    assert hf["failing"] is True and hf["last_run"]["problem"] == "http" and hf["last_run"]["problem_status"] == 503
+    assert hf["last_run"]["error"] == "" and arxiv["last_run"]["problem"] == ""
+    staff = User.objects.create_user("ops", password="x", is_staff=True)
+    client_api.force_authenticate(staff)
+    staff_view = {item["slug"]: item for item in client_api.get("/api/v1/sources/").json()["sources"]}
+    assert staff_view["hf_daily"]["last_run"]["error"] == "HTTP 503"
+    client_api.force_authenticate(None)
     assert body["any_failing"] is True
     assert body["guided_readings"]["configured"] is False and "ANTHROPIC_API_KEY" in body["guided_readings"]["reason"]
 
