@@ -7,14 +7,14 @@ Face lists are left out: their papers carry no categories to judge by."""
 from __future__ import annotations
 
 import json
-import re
 from datetime import UTC, datetime
 from pathlib import Path
 
 from django.conf import settings
 
 from accounts.recommend.features import PaperText
-from harvest.records import parse_arxiv_date, split_authors
+from harvest.records import MalformedRecord
+from harvest.sources.abs_files import abs_records
 from harvest.sources.arxiv_api import records_from_atom
 from harvest.sources.arxiv_rss import parse_feed
 
@@ -27,36 +27,6 @@ FEEDS = (
     "arxiv_rss/arxiv_rss_stat_2024-03-26_emanuelealiverti.xml",
     "arxiv_rss/arxiv_atom_cs.AI_2025-08-20_7entries_zotero-arxiv-daily.xml",
 )
-_FIELD = re.compile(r"^([A-Za-z-]+):\s?(.*)$")
-
-
-def parse_abs(text: str) -> PaperText:
-    """One arXiv `.abs` file: a header of `Field: value` lines (values wrap
-    onto indented lines) between `\\\\` lines, then the abstract."""
-    parts = text.split("\\\\")
-    header, abstract = parts[1], parts[2] if len(parts) > 2 else ""
-    fields: dict[str, str] = {}
-    dates: list[str] = []
-    last = None
-    for line in header.splitlines():
-        match = _FIELD.match(line)
-        if match and not line.startswith(" "):
-            last = match.group(1)
-            if last == "Date":
-                dates.append(match.group(2))
-            fields.setdefault(last, match.group(2).strip())
-        elif last and line.startswith(" "):
-            fields[last] += " " + line.strip()
-    arxiv_id = header.split("arXiv:", 1)[1].split()[0]
-    published = parse_arxiv_date(dates[0].split("(")[0].strip()) if dates else None
-    return PaperText(
-        id=arxiv_id,
-        title=" ".join(fields.get("Title", "").split()),
-        abstract=" ".join(abstract.split()),
-        authors=split_authors(fields.get("Authors", "")),
-        categories=fields.get("Categories", "").split(),
-        extra={"published": published},
-    )
 
 
 def _from_record(record) -> PaperText:
@@ -75,8 +45,11 @@ def real_papers(fixtures: Path = FIXTURES) -> list[PaperText]:
     """Every real paper with categories, one per arXiv id, in a fixed order."""
     found: dict[str, PaperText] = {}
     for path in sorted((fixtures / "recommend" / "abs").glob("*.abs")):
-        paper = parse_abs(path.read_text(encoding="utf-8", errors="replace"))
-        found.setdefault(str(paper.id), paper)
+        try:
+            [record] = abs_records(path)
+        except MalformedRecord:
+            continue
+        found.setdefault(record.arxiv_id, _from_record(record))
     for name in API_PAGES:
         body = (fixtures / name).read_bytes()
         if name.endswith(".json"):

@@ -19,6 +19,7 @@ from harvest.models import Paper, Source
 from harvest.records import PaperRecord
 from harvest.search_index import index_pending_papers
 from harvest.services import community_pick_upsert_many, paper_upsert_many
+from harvest.sources.abs_files import abs_files, abs_records
 from harvest.sources.arxiv_api import records_from_atom
 from harvest.sources.base import PickRecord
 from harvest.sources.hf_daily import HfDailySource, parse_daily_papers
@@ -54,8 +55,12 @@ def api_records(path: Path) -> list[PaperRecord]:
 
 
 def bundle_files(bundle_dir: Path = BUNDLE_DIR) -> list[tuple[Path, Callable[[Path], list[PaperRecord]]]]:
-    """Paper files in load order, each with its parser."""
+    """Paper files in load order, each with its parser. arXiv's .abs files come
+    first, each paper's superseded versions before its current one: a version's
+    text is stored while it is the paper's latest, so those papers keep the
+    text of every version and their pages show what changed."""
     files: list[tuple[Path, Callable[[Path], list[PaperRecord]]]] = []
+    files += [(path, abs_records) for path in abs_files(bundle_dir / "arxiv_abs")]
     files += [(path, snapshot_records) for path in sorted((bundle_dir / "kaggle").glob("*.jsonl"))]
     files += [(path, oai_records) for path in sorted((bundle_dir / "arxiv_oai").glob("*.xml"))]
     files += [(path, api_records) for path in sorted((bundle_dir / "arxiv_api").iterdir()) if path.is_file()]
@@ -69,13 +74,22 @@ def library_is_empty() -> bool:
 @transaction.atomic
 def load_bundle(*, bundle_dir: Path = BUNDLE_DIR) -> list[FileResult]:
     """Store every bundled file (idempotent: a second load writes nothing new)."""
-    results = []
+    results: list[FileResult] = []
     for path, parse in bundle_files(bundle_dir):
         records = parse(path)
         upserted = paper_upsert_many(records=records)
+        name = str(path.relative_to(bundle_dir))
+        if name.startswith("arxiv_abs/"):
+            # One line for the folder: its files are one paper's version each.
+            if not results or results[-1].name != "arxiv_abs":
+                results.append(FileResult(name="arxiv_abs", parsed=0))
+            results[-1].parsed += len(records)
+            results[-1].new_papers += upserted.new_papers
+            results[-1].versions += len(upserted.created_version_ids)
+            continue
         results.append(
             FileResult(
-                name=str(path.relative_to(bundle_dir)),
+                name=name,
                 parsed=len(records),
                 new_papers=upserted.new_papers,
                 versions=len(upserted.created_version_ids),

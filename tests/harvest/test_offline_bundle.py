@@ -34,6 +34,11 @@ def expected_versions() -> dict[str, set[int]]:
         found.setdefault(raw.findtext(f"{RAW}id"), set()).update(
             int(v.get("version")[1:]) for v in raw.iterfind(f"{RAW}version")
         )
+    for path in (BUNDLE_DIR / "arxiv_abs").rglob("*.abs"):
+        text = path.read_bytes().decode("utf-8", errors="replace")
+        arxiv_id = re.search(r"^arXiv:(\S+)", text, re.MULTILINE).group(1)
+        numbers = {int(n or 1) for n in re.findall(r"^Date(?: \(revised v(\d+)\))?:", text, re.MULTILINE)}
+        found.setdefault(arxiv_id, set()).update(numbers)
     for path in (BUNDLE_DIR / "arxiv_api").iterdir():
         body = path.read_bytes()
         if path.suffix == ".json":
@@ -66,8 +71,9 @@ def state() -> tuple:
 
 
 def test_the_bundle_is_a_byte_for_byte_copy_of_recorded_fixtures():
-    files = [path for path in BUNDLE_DIR.rglob("*") if path.is_file() and path.suffix in (".json", ".jsonl", ".xml")]
-    assert len(files) == 11
+    suffixes = (".json", ".jsonl", ".xml", ".abs")
+    files = [path for path in BUNDLE_DIR.rglob("*") if path.is_file() and path.suffix in suffixes]
+    assert len(files) == 11 + 90
     for path in files:
         assert path.read_bytes() == (FIXTURES / path.relative_to(BUNDLE_DIR)).read_bytes()
 
@@ -85,7 +91,9 @@ def test_an_empty_library_gets_every_bundled_paper_and_version():
     assert stored == expected
     assert CommunityPick.objects.count() == len(hf_ids() & set(expected))
     assert f"offline bundle: {len(expected)} new papers" in out
-    assert "kaggle/arxiv-metadata-oai-snapshot.sample.jsonl: 200 records, 200 new papers" in out
+    # Two of the sample's papers have their earlier versions among arXiv's .abs files, loaded first.
+    assert "arxiv_abs: 90 records, 30 new papers" in out
+    assert "kaggle/arxiv-metadata-oai-snapshot.sample.jsonl: 200 records, 198 new papers" in out
     assert "arxiv_oai/ListRecordsResponse.xml: 6 records, 6 new papers" in out
     assert HarvestRun.objects.count() == 0
 
@@ -128,3 +136,18 @@ def test_force_loads_into_a_library_that_holds_papers_without_writing_anything_t
     assert state() == before
     assert "offline bundle: 0 new papers, 0 versions, 0 community picks stored" in out
     assert HarvestRun.objects.count() == 0
+
+
+def test_a_fresh_install_shows_what_changed_between_two_recorded_versions(client):
+    load()
+    page = client.get("/papers/hep-th/9901001/").content.decode()
+    # arXiv's own files of v1, v2 and v3: each change shown as words, none "cannot be shown".
+    assert page.count('<dl class="diff">') == 2 and "本站没有同时保存" not in page
+    assert "We <ins>explicitly </ins>give the correspondence" in page
+    assert "<del>12</del><ins>13</ins> pages" in page
+    with_texts = [
+        arxiv_id
+        for arxiv_id in Paper.objects.filter(version_count__gt=1).values_list("arxiv_id", flat=True)
+        if Version.objects.filter(paper__arxiv_id=arxiv_id).exclude(abstract="").count() > 1
+    ]
+    assert len(with_texts) >= 25
