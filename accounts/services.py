@@ -36,12 +36,14 @@ def api_token_revoke(*, user: User, token_id: int) -> bool:
 
 
 @transaction.atomic
-def user_preferences_update(*, user: User, language: str, time_zone: str) -> User:
-    """Save the language and time zone pages are shown in for this user."""
+def user_preferences_update(*, user: User, language: str, time_zone: str, card_density: str | None = None) -> User:
+    """Save the language, time zone and card density pages are shown in for this user."""
     user.language = language
     user.time_zone = time_zone
+    if card_density is not None:
+        user.card_density = card_density
     user.full_clean(validate_unique=False, exclude=["password", "username", "email"])
-    user.save(update_fields=["language", "time_zone"])
+    user.save(update_fields=["language", "time_zone", "card_density"])
     return user
 
 

@@ -234,6 +234,17 @@ class HarvestRun(models.Model):
         return "reply" if error.startswith("reply from ") else "internal"
 
     @property
+    def retry_in(self) -> float | None:
+        """For a failure that may pass (no connection, a slow or large reply,
+        HTTP 429 or 5xx): the wait the source asked for (Retry-After), 0 when
+        it asked none; None for a failure that retrying will not mend."""
+        problem, status = self.problem, self.problem_status
+        if problem in ("network", "reply") or (problem == "http" and (status == 429 or (status or 0) >= 500)):
+            asked = re.search(r"Retry-After (\d+) s", self.error)
+            return float(asked.group(1)) if asked else 0.0
+        return None
+
+    @property
     def problem_status(self) -> int | None:
         found = re.match(r"HTTP (\d{3})\b", self.error)
         return int(found.group(1)) if found else None

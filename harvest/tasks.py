@@ -16,20 +16,24 @@ from harvest.runs import harvest_source
 from harvest.search_index import index_pending_papers
 from harvest.signals import versions_embedded
 from harvest.sources.base import Window
+from harvest.sources.registry import get_source_class
 from harvest.table_statistics import analyze_library_if_grown
 
 logger = logging.getLogger(__name__)
 
 
 @shared_task(
+    bind=True,
     name="harvest.run_source",
     soft_time_limit=settings.HARVEST_SOFT_TIME_LIMIT,
     time_limit=settings.HARVEST_TIME_LIMIT,
 )
-def run_source(slug: str, date_from: str | None = None, date_until: str | None = None) -> str:
-    """One check of one source. Failures are recorded on the run, not retried
-    here: the HTTP layer already retried transient errors, and the next
-    scheduled run catches up from the checkpoint."""
+def run_source(self, slug: str, date_from: str | None = None, date_until: str | None = None) -> str:
+    """One check of one source. A request is tried once here; a failure that
+    may pass (no connection, HTTP 429 or 5xx) is recorded on the run and the
+    check queued again later (PAPERTRAIL_HTTP_BACKOFF_BASE seconds, doubling,
+    at least what Retry-After asked, PAPERTRAIL_HTTP_MAX_RETRIES times), so a
+    worker never sleeps through a retry and stops at once when asked to."""
     if Source.objects.filter(slug=slug, enabled=False).exists():
         logger.info("skipped %s: the source is disabled", slug)
         return f"{slug}: disabled"
@@ -37,9 +41,13 @@ def run_source(slug: str, date_from: str | None = None, date_until: str | None =
         date_from=date.fromisoformat(date_from) if date_from else None,
         date_until=date.fromisoformat(date_until) if date_until else None,
     )
-    run = harvest_source(slug=slug, window=window)
+    run = harvest_source(slug=slug, window=window, client=get_source_class(slug)(retries=0))
     if run is None:
         return f"{slug}: skipped, another run holds the lease"
+    if run.retry_in is not None and self.request.retries < settings.HTTP_MAX_RETRIES:
+        wait = max(settings.HTTP_BACKOFF_BASE * 2**self.request.retries, run.retry_in)
+        logger.warning("%s check failed (%s); queued again in %.0f s", slug, run.problem, wait)
+        raise self.retry(countdown=wait)
     if run.new_papers or run.new_versions or run.updated:
         # Named after the run, so the run's own indexing pass can be followed.
         index_search.apply_async(task_id=index_task_id(run))

@@ -5,6 +5,7 @@ from django.contrib.auth.models import AbstractUser
 from django.core.exceptions import ValidationError
 from django.db import models
 from django.utils import timezone
+from django.utils.translation import gettext_lazy
 
 DEFAULT_LANGUAGE = "zh-hans"
 DEFAULT_TIME_ZONE = "Asia/Shanghai"
@@ -24,8 +25,8 @@ def time_zone_choices() -> list[tuple[str, str]]:
 
 class User(AbstractUser):
     """PaperTrail's user: Django's user, owned by this project so that fields
-    can be added without a swap later. `language` and `time_zone` are applied
-    to every page the user sees while signed in."""
+    can be added without a swap later. `language`, `time_zone` and
+    `card_density` are applied to every page the user sees while signed in."""
 
     class Language(models.TextChoices):
         ZH_HANS = "zh-hans", "简体中文"
@@ -33,7 +34,14 @@ class User(AbstractUser):
 
     language = models.CharField(max_length=8, choices=Language.choices, default=DEFAULT_LANGUAGE)
     time_zone = models.CharField(max_length=64, default=DEFAULT_TIME_ZONE, validators=[validate_time_zone])
-    # The last DefinitionMatch made into this user's cards (accounts.trail_delivery).
+
+    class CardDensity(models.TextChoices):
+        COMPACT = "compact", gettext_lazy("Compact: title, authors and one line; the rest opens in place")
+        FULL = "full", gettext_lazy("Full: every abstract and reading shown")
+
+    card_density = models.CharField(
+        max_length=8, choices=CardDensity.choices, default=CardDensity.COMPACT, db_default=CardDensity.COMPACT
+    )  # The last DefinitionMatch made into this user's cards (accounts.trail_delivery).
     trail_through = models.BigIntegerField(default=0, db_default=0, editable=False)
 
 

@@ -149,11 +149,11 @@ class _ApiSession(requests.Session):
         return response
 
 
-def make_client(*, base_url: str | None = None, page_size: int = PAGE_SIZE) -> arxiv.Client:
+def make_client(*, base_url: str | None = None, page_size: int = PAGE_SIZE, retries: int | None = None) -> arxiv.Client:
     client = arxiv.Client(
         page_size=page_size,
         delay_seconds=settings.ARXIV_REQUEST_DELAY,
-        num_retries=settings.ARXIV_API_RETRIES,
+        num_retries=settings.ARXIV_API_RETRIES if retries is None else retries,
     )
     client.query_url_format = f"{base_url or settings.ARXIV_API_URL}?{{}}"
     # The package keeps its session in a private attribute and offers no hook
@@ -223,7 +223,7 @@ class ArxivApiSource(SourceClient):
         self.query = query or settings.ARXIV_API_QUERY
         self.sort_by = sort_by
         self.max_results = max_results or settings.ARXIV_API_MAX_RESULTS
-        self.client = make_client(base_url=base_url, page_size=page_size)
+        self.client = make_client(base_url=base_url, page_size=page_size, retries=self.retries)
 
     def pages(self, *, window: Window, source_checkpoint: dict, resume: dict) -> Iterator[Page]:
         if self.ids:

@@ -83,8 +83,12 @@ class SourceClient(ABC):
     # parser that holds the GIL for long, in a process (READ_AHEAD_PROCESS).
     pages_read_ahead: str | None = None
 
-    def __init__(self, *, http: PoliteSession | None = None) -> None:
-        self.http = http or PoliteSession()
+    def __init__(self, *, http: PoliteSession | None = None, retries: int | None = None) -> None:
+        """`retries`: how often a failed request is tried again in this
+        process (default PAPERTRAIL_HTTP_MAX_RETRIES); the Celery task asks
+        none and retries itself later instead (harvest.tasks.run_source)."""
+        self.http = http or PoliteSession(max_retries=retries)
+        self.retries = retries
 
     @abstractmethod
     def pages(self, *, window: Window, source_checkpoint: dict, resume: dict) -> Iterator[Page]:

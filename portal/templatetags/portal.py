@@ -60,6 +60,28 @@ def first_items(values: list, count: int) -> list:
 
 
 @register.filter
+def slice_from(values: list, count: int) -> list:
+    return list(values or [])[int(count) :]
+
+
+# A stop (or a full-width one, which needs no space after it) ends a sentence.
+_SENTENCE_END = re.compile("(?<=[.!?\u3002\uff01\uff1f])\\s+(?=[A-Z0-9$(\\[])|(?<=[\u3002\uff01\uff1f])")
+FIRST_SENTENCE_MAX = 280
+
+
+@register.filter
+def first_sentence(text: str | None) -> str:
+    """An abstract's first sentence (the compact card's one line), cut at a
+    word past FIRST_SENTENCE_MAX characters; "e.g. " and "Fig. 2" do not end one."""
+    flat = " ".join((text or "").split())
+    found = _SENTENCE_END.search(flat, 40)
+    sentence = flat[: found.start()] if found else flat
+    if len(sentence) <= FIRST_SENTENCE_MAX:
+        return sentence
+    return sentence[:FIRST_SENTENCE_MAX].rsplit(" ", 1)[0] + " …"
+
+
+@register.filter
 def more_than(values: list, count: int) -> int:
     """How many items follow the first `count`."""
     return max(0, len(values or []) - int(count))
@@ -199,15 +221,26 @@ def _card_template():
 
 
 @register.simple_tag(takes_context=True)
-def paper_card(context, card) -> SafeString:
+def paper_card(context, card, in_trail: bool = False) -> SafeString:
     """A paper card (`portal.selectors.PaperCard`) as the overview, the library,
-    the briefings and the trail show it. The markup is the template's, every
-    value auto-escaped; the template is loaded once per process. Record
-    controls (when the page turned them on) take the page's request and CSRF
-    token, without running the context processors again per card."""
-    values = {"card": card}
+    the briefings and the trail show it: compact (title, authors, categories
+    and one line, the abstract and reading opening in place) or full, as the
+    signed-in reader chose; in the trail its own event badge gives way to the
+    trail card's. The markup is the template's, every value auto-escaped; the
+    template is loaded once per process. Record controls (when the page turned
+    them on) take the page's request and CSRF token, without running the
+    context processors again per card."""
+    request = context.get("request")
+    user = getattr(request, "user", None)
+    density = getattr(user, "card_density", "") if user is not None and user.is_authenticated else ""
+    density = density or "compact"
+    values = {
+        "card": card,
+        "density": density,
+        "in_trail": in_trail,
+        "authors_shown": 3 if density == "compact" else 12,
+    }
     if card.show_record:
-        request = context.get("request")
         values.update(
             csrf_token=context.get("csrf_token"),
             signed_in=bool(request and request.user.is_authenticated),

@@ -53,10 +53,14 @@ logout_redirect = _redirect_keeping_method("account_logout")
 
 class PreferencesForm(forms.ModelForm):
     time_zone = forms.TypedChoiceField(label=gettext_lazy("Time zone"), choices=time_zone_choices)
+    # Left out (a form of before this choice, a script): kept as it is.
+    card_density = forms.ChoiceField(
+        label=gettext_lazy("Paper cards"), choices=User.CardDensity.choices, required=False
+    )
 
     class Meta:
         model = User
-        fields = ["language", "time_zone"]
+        fields = ["language", "time_zone", "card_density"]
         labels = {"language": gettext_lazy("Language")}
 
 
@@ -119,7 +123,10 @@ def preferences_update(request: HttpRequest) -> HttpResponse:
     if not form.is_valid():
         return _profile(request, preferences=form, status=400)
     user_preferences_update(
-        user=request.user, language=form.cleaned_data["language"], time_zone=form.cleaned_data["time_zone"]
+        user=request.user,
+        language=form.cleaned_data["language"],
+        time_zone=form.cleaned_data["time_zone"],
+        card_density=form.cleaned_data["card_density"] or None,
     )
     translation.activate(request.user.language)
     messages.success(request, _("Preferences saved."))

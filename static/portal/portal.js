@@ -29,7 +29,20 @@
     document.documentElement.setAttribute("data-tex", "rendered");
   }
 
+  // On a phone the library's filters fold, so that the first screen shows papers
+  // (open without JavaScript, and when a filter is in use).
+  function foldOnNarrowScreens() {
+    if (!window.matchMedia || !window.matchMedia("(max-width: 699px)").matches) {
+      return;
+    }
+    var folds = document.querySelectorAll("details[data-fold-narrow]:not([data-filtered])");
+    for (var i = 0; i < folds.length; i += 1) {
+      folds[i].open = false;
+    }
+  }
+
   document.addEventListener("DOMContentLoaded", function () {
+    foldOnNarrowScreens();
     renderTex(document);
   });
   document.addEventListener("htmx:afterSwap", function (event) {

@@ -14,6 +14,7 @@ from harvest.runs import harvest_source
 from harvest.sources.base import Window
 from harvest.sources.http import PoliteSession
 from harvest.sources.oai import ArxivOaiSource
+from harvest.tasks import run_source
 from tests.harvest import oai_pages
 from tests.replay_server import Reply
 
@@ -298,3 +299,20 @@ def test_a_lease_whose_holder_is_gone_is_taken_over(replay_server, owner, expire
     assert run.status == HarvestRun.Status.OK
     source = Source.objects.get(slug="arxiv")
     assert source.lease_owner == "" and source.lease_expires_at is None
+
+
+def test_the_task_tries_a_failed_request_once_and_is_queued_again_instead_of_sleeping(replay_server, settings):
+    settings.ARXIV_OAI_URL = f"{replay_server.url}/oai"
+    settings.ARXIV_OAI_SETS = ["cs"]
+    settings.ARXIV_REQUEST_DELAY = 0
+    replay_server.queue("/oai", Reply(status=503, body=b"busy", headers={"Retry-After": "7"}))
+    serve(replay_server, *three_pages())
+
+    outcome = run_source.apply(args=["arxiv"])  # eagerly: the retry runs at once, without its countdown
+
+    # One request, no retry in the worker: the run failed saying why, the task ran again and finished.
+    failed, done = HarvestRun.objects.order_by("started_at", "id")
+    assert (failed.status, failed.problem, failed.problem_status, failed.retry_in) == ("failed", "http", 503, 7.0)
+    assert done.status == HarvestRun.Status.OK and done.new_papers == 6
+    assert outcome.successful() and "ok, 6 seen" in outcome.get()
+    assert len(replay_server.requests_to("/oai")) == 4

@@ -29,15 +29,18 @@ def test_a_new_paper_card_links_its_authors_categories_and_arxiv():
     )
     with translation.override("zh-hans"):
         html = card_of("2611.00001")
-    assert html.startswith('\n<article class="paper-card" data-arxiv-id="2611.00001">')
+    assert html.startswith('\n<article class="paper-card" data-arxiv-id="2611.00001" data-density="compact">')
     assert '<span class="badge">新论文 · v1</span>' in html
     assert '<a href="/papers/2611.00001/">arXiv:2611.00001</a>' in html
     assert '<h3 class="paper-card__title tex"><a href="/papers/2611.00001/">Graphs</a></h3>' in html
     assert (
-        '<p class="paper-card__authors"><a href="/papers/?author=Ada%20Lovelace">Ada Lovelace</a>, '
-        '<a href="/papers/?author=Alan%20Turing">Alan Turing</a></p>'
+        '<div class="paper-card__authors"><a href="/papers/?author=Ada%20Lovelace">Ada Lovelace</a>, '
+        '<a href="/papers/?author=Alan%20Turing">Alan Turing</a></div>'
     ) in html
-    assert '<p class="tex">Line one.<br>Line two.</p>' in html
+    # Compact: one line of the abstract, the whole of it folded in place under a summary.
+    assert '<p class="paper-card__line tex" data-line="abstract">Line one. Line two.</p>' in html
+    folded = html.split('<details class="paper-card__more">', 1)[1].split("</details>", 1)[0]
+    assert "<summary>摘要与 AI 导读</summary>" in folded and '<p class="tex">Line one.<br>Line two.</p>' in folded
     assert (
         '<ul class="categories"><li class="primary"><a href="/papers/?category=cs.DS">cs.DS</a></li>'
         '<li><a href="/papers/?category=math.CO">math.CO</a></li></ul>'
@@ -59,12 +62,34 @@ def test_a_revised_ai_paper_with_picks_and_many_authors_in_english():
     assert '<span class="badge badge--revision">Revision · v3</span>' in html
     assert '<span class="badge badge--ai">AI-related</span>' in html
     assert '<span class="badge badge--hf">HF pick ▲42</span>' in html
-    assert html.count("?author=") == 12
-    assert "Author 11</a> and 3 more</p>" in html
+    # Three authors, then "et al." that opens the other twelve in place.
+    shown, folded = html.split('<details class="authors-more">', 1)
+    assert shown.count("?author=") == 3 and "<summary>et al. (12 more)</summary>" in folded
+    assert folded.split("</details>", 1)[0].count("?author=") == 12
     assert (
         '<a href="https://huggingface.co/papers/2611.00002" rel="noopener noreferrer nofollow">Hugging Face</a>' in html
     )
     assert "Original abstract" in html and "arXiv abstract" in html
+
+
+def test_a_reader_who_chose_full_cards_sees_every_abstract_open_and_twelve_authors(rf, django_user_model):
+    f.store(f.record("2611.00005", authors=[f"Author {n}" for n in range(15)]), at=timezone.now())
+    request = rf.get("/")
+    request.user = django_user_model.objects.create_user("full", password="x", card_density="full")
+    html = str(paper_card({"request": request}, paper_cards([f.paper("2611.00005")])[0]))
+    assert 'data-density="full"' in html and '<details class="paper-card__more" open>' in html
+    assert html.split('<details class="authors-more">', 1)[0].count("?author=") == 12
+
+
+def test_a_first_sentence_is_the_compact_line_and_a_reading_takeaway_replaces_it():
+    abstract = "We study e.g. the graphs of Fig. 2 and their cuts in depth here. Then we prove more."
+    f.store(f.record("2611.00006", abstract=abstract), at=timezone.now())
+    html = card_of("2611.00006")
+    assert 'data-line="abstract">We study e.g. the graphs of Fig. 2 and their cuts in depth here.</p>' in html
+    f.reading(f.version("2611.00006", 1), written_at=timezone.now())
+    with translation.override("en"):
+        html = card_of("2611.00006")
+    assert 'data-line="takeaway">' in html
 
 
 def test_harvested_values_are_escaped_and_only_http_links_are_kept():

@@ -18,13 +18,13 @@ pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 TEXTS = {
     "zh": {
         "overview": ["全站更新概况", "统计口径与数据新鲜度", "已收录论文", "浏览论文库", "北京时间"],
-        "library": ["找到 1 篇论文 · 按相关度排序", "原文摘要", "修订 · v3"],
+        "library": ["找到 1 篇论文 · 按相关度排序", "摘要与 AI 导读", "修订 · v3"],
         "paper": ["共 3 个版本", "v1 → v2 的改动", "arXiv 摘要页", "Hugging Face 社区信号"],
         "sources": ["各信源进度", "arXiv OAI-PMH", "部分采集异常", "下次运行"],
     },
     "en": {
         "overview": ["Site-wide update overview", "How things are counted", "papers in the library", "Beijing time"],
-        "library": ["Found 1 paper · sorted by relevance", "Original abstract", "Revision · v3"],
+        "library": ["Found 1 paper · sorted by relevance", "Abstract and AI guided reading", "Revision · v3"],
         "paper": ["3 versions", "What changed from v1 to v2", "arXiv abstract page", "Hugging Face community signals"],
         "sources": ["Progress of each source", "arXiv OAI-PMH", "Some sources are failing", "Next run"],
     },
