@@ -33,23 +33,24 @@ def test_a_harvest_killed_between_pages_resumes_and_stores_what_an_uninterrupted
     Paper.objects.all().delete()
     Source.objects.all().delete()
 
-    # Page 2 is held back until the harvester has been killed while waiting for it.
-    asked_for_page_2, killed = threading.Event(), threading.Event()
+    # Page 3 is held back until the harvester has been killed while waiting for
+    # it: a page is stored once the next one is read and planned (harvest/
+    # pipeline.py), so page 1 is stored and page 2 is not.
+    asked_for_page_3, killed = threading.Event(), threading.Event()
 
     def hold() -> None:
-        asked_for_page_2.set()
+        asked_for_page_3.set()
         killed.wait(timeout=60)
 
     pages = three_pages()
-    replay_server.queue("/oai", Reply(body=pages[0]), Reply(body=pages[1], before_send=hold))
+    replay_server.queue("/oai", Reply(body=pages[0]), Reply(body=pages[1]), Reply(body=pages[2], before_send=hold))
     env = {**subprocess_env, "ARXIV_OAI_URL": f"{replay_server.url}/oai", "ARXIV_OAI_SETS": "cs"}
     process = subprocess.Popen(
         [*manage_py, "harvest", "arxiv"], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE
     )
     try:
-        assert asked_for_page_2.wait(timeout=60), process.stderr.read1().decode() if process.poll() else "no request"
-        # Page 2 is fetched (read ahead) while page 1 is being stored: kill
-        # once page 1 is reported stored, i.e. between pages.
+        assert asked_for_page_3.wait(timeout=60), process.stderr.read1().decode() if process.poll() else "no request"
+        # Kill once page 1 is reported stored, i.e. between pages.
         for line in process.stderr:
             if line.startswith(b"page 1:"):
                 break
