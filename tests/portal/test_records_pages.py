@@ -195,6 +195,11 @@ def test_the_strip_and_the_account_page_lead_to_the_record(reader_client, reader
     record_save(user=reader, paper=paper("2611.00001"))
     assert 'href="/records/" data-strip="saved"><strong>1</strong>' in reader_client.get("/me/strip/").content.decode()
     assert 'href="/records/" data-records-link' in reader_client.get("/me/").content.decode()
+    # Export and import of the record are reachable from the record and the account page.
+    for page in ("/records/", "/me/"):
+        html = reader_client.get(page).content.decode()
+        assert 'href="/records/export/" data-records-export' in html, page
+        assert 'href="/records/import/" data-records-import' in html, page
 
 
 def test_the_admin_lists_records_and_tags(library):
