@@ -94,33 +94,35 @@ class PaperText:
     comments: str = ""
 
 
-def client() -> anthropic.Anthropic:
+def client(*, timeout: float | None = None) -> anthropic.Anthropic:
     """A client from settings. The base URL comes from the SDK's own
     ANTHROPIC_BASE_URL; the SDK's retries are off because services.py retries
     with its own rules (retry-after, bounded backoff, pause on auth errors)."""
     return anthropic.Anthropic(
         api_key=settings.ANTHROPIC_API_KEY,
-        timeout=settings.PAPERTRAIL_SUMMARY_TIMEOUT,
+        timeout=timeout or settings.PAPERTRAIL_SUMMARY_TIMEOUT,
         max_retries=0,
     )
 
 
-def _escape(text: str) -> str:
+def escape_data(text: str) -> str:
+    """Paper (or user) text for a prompt: its &, < and > as entities, so the
+    prompt's own delimiters are the only tags in the message."""
     return (text or "").replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").strip()
 
 
 def _paper_block(tag: str, number: int, text: PaperText) -> str:
     return (
         f'<{tag} number="{number}">\n'
-        f"<title>{_escape(text.title)}</title>\n"
-        f"<abstract>{_escape(text.abstract)}</abstract>\n"
-        f"<comments>{_escape(text.comments)}</comments>\n"
+        f"<title>{escape_data(text.title)}</title>\n"
+        f"<abstract>{escape_data(text.abstract)}</abstract>\n"
+        f"<comments>{escape_data(text.comments)}</comments>\n"
         f"</{tag}>"
     )
 
 
 def user_message(*, arxiv_id: str, number: int, current: PaperText, previous: PaperText | None) -> str:
-    parts = [f"<paper>\narXiv {_escape(arxiv_id)}, version v{number}."]
+    parts = [f"<paper>\narXiv {escape_data(arxiv_id)}, version v{number}."]
     if number > 1 and previous is not None:
         parts.append(_paper_block("previous_version", number - 1, previous))
     elif number > 1:
@@ -197,19 +199,20 @@ def strip_foreign_links(text: str, *, allowed: set[str]) -> tuple[str, list[str]
 
 
 # --- Replies -------------------------------------------------------------------
-def _tool_input(content: list[Any]) -> Any:
+def tool_input(content: list[Any], name_wanted: str = TOOL_NAME) -> Any:
+    """The input of the reply's call of the tool `name_wanted`; InvalidReply without one."""
     for block in content or []:
         block_type = block.get("type") if isinstance(block, dict) else getattr(block, "type", None)
         name = block.get("name") if isinstance(block, dict) else getattr(block, "name", None)
-        if block_type == "tool_use" and name == TOOL_NAME:
+        if block_type == "tool_use" and name == name_wanted:
             return block.get("input") if isinstance(block, dict) else block.input
-    raise InvalidReply(f"the reply holds no {TOOL_NAME} tool call")
+    raise InvalidReply(f"the reply holds no {name_wanted} tool call")
 
 
 def validated_reading(content: list[Any], *, abstracts: list[str]) -> tuple[dict[str, dict[str, str]], list[str]]:
     """The reading in a reply, validated against the bounded schema, with
     links not found in the abstracts removed. Raises InvalidReply."""
-    data = _tool_input(content)
+    data = tool_input(content)
     errors = sorted(READING_VALIDATOR.iter_errors(data), key=lambda e: list(e.path))
     if errors:
         first = errors[0]

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from decimal import Decimal
 
+from django.conf import settings
 from django.db import models
 from django.utils import timezone
 
@@ -105,3 +106,50 @@ class DailySpend(models.Model):
 
     def __str__(self) -> str:
         return f"{self.day}: ${self.spent_usd}"
+
+
+class Ask(models.Model):
+    """A question put to the library and its answer (digests/ask/). The asker's
+    own: every read goes through the owner (digests/ask/selectors.py). A
+    visitor's answer (PAPERTRAIL_ASK_ANONYMOUS) has no user and no page; it is
+    kept for the cache and the budget. A follow-up points at its thread's
+    first question; "ask about this paper" names the paper."""
+
+    class Status(models.TextChoices):
+        DONE = "done", "done"
+        FAILED = "failed", "failed"
+
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.CASCADE, related_name="asks"
+    )
+    thread = models.ForeignKey("self", null=True, blank=True, on_delete=models.CASCADE, related_name="follow_ups")
+    paper = models.ForeignKey("harvest.Paper", null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
+    question = models.TextField()
+    language = models.CharField(max_length=8, help_text="zh or en: the question's, and so the answer's")
+    filters = models.JSONField(default=dict, blank=True, help_text="the library filters and scope asked with")
+    status = models.CharField(max_length=16, choices=Status.choices, default=Status.DONE)
+    answer = models.JSONField(
+        default=dict,
+        blank=True,
+        help_text='{"synthesis": str, "points": [{"text": str, "citations": [{"arxiv_id", "version"}]}]}; '
+        "only citations of retrieved papers are kept",
+    )
+    retrieved = models.JSONField(
+        default=list, blank=True, help_text='[{"arxiv_id", "version"}], best first: the context the model saw'
+    )
+    dropped_citations = models.PositiveIntegerField(default=0, help_text="citations outside the context, removed")
+    error = models.TextField(blank=True)
+    cache_key = models.CharField(max_length=64, db_index=True, help_text="question, filters and library state")
+    cached = models.BooleanField(default=False, help_text="answered from an earlier identical question")
+    model = models.CharField(max_length=100, blank=True)
+    input_tokens = models.PositiveIntegerField(default=0)
+    output_tokens = models.PositiveIntegerField(default=0)
+    cost_usd = models.DecimalField(max_digits=12, decimal_places=6, default=Decimal("0"))
+    latency_ms = models.PositiveIntegerField(default=0)
+    created_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        indexes = [models.Index(fields=["user", "-created_at", "-id"], name="ask_user_created_idx")]
+
+    def __str__(self) -> str:
+        return f"ask {self.pk} ({self.status}): {self.question[:60]}"

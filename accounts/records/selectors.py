@@ -131,3 +131,8 @@ def saved_count(*, user: User) -> int:
 
 def tag_list(*, user: User) -> list[Tag]:
     return list(Tag.objects.filter(user=user).order_by(Lower("name"), "id"))
+
+
+def record_papers(*, user: User) -> QuerySet[Record]:
+    """The ids of the papers in the user's record, as a subquery ("ask within my research record")."""
+    return Record.objects.filter(user=user).values("paper_id")

@@ -322,3 +322,13 @@ def record_opened(*, user: User, paper: Paper) -> Record | None:
         record.last_read_version = paper.latest_version
         trail_mark_read_papers(user=user, paper_ids=[paper.pk])
     return record
+
+
+@transaction.atomic
+def record_note_append(*, user: User, paper: Paper, text: str) -> Record:
+    """Save the paper (if not saved yet) and add `text` at the end of its
+    note, after a rule; an answer saved from "ask the library" lands here."""
+    existing = Record.objects.filter(user=user, paper=paper).values_list("note", flat=True).first() or ""
+    note = f"{existing.rstrip()}\n\n---\n\n{text.strip()}" if existing.strip() else text.strip()
+    record, _created = record_save(user=user, paper=paper, note=note)
+    return record

@@ -178,3 +178,9 @@ def trail_unread_counts(*, user: User) -> UnreadCounts:
 def trail_item_get(*, user: User, item_id: int) -> TrailItem | None:
     """The user's trail card of this id (with its paper); None for another user's."""
     return TrailItem.objects.filter(user=user, pk=item_id).select_related("paper").first()
+
+
+def trail_papers(*, user: User) -> QuerySet[TrailItem]:
+    """The ids of the papers of the user's trail cards, dismissed ones left out, as a subquery
+    ("ask within my follows")."""
+    return TrailItem.objects.filter(user=user, dismissed=False).values("paper_id")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django.core.exceptions import ImproperlyConfigured
 
-from papertrail.settings.env import env_float, env_int, env_str, env_url
+from papertrail.settings.env import env_bool, env_float, env_int, env_str, env_url
 
 ANTHROPIC_API_KEY = env_str("ANTHROPIC_API_KEY")
 # The API's address (a proxy or gateway in front of it), the SDK's own variable
@@ -52,3 +52,25 @@ PAPERTRAIL_SUMMARY_PRICES = {
 }
 PAPERTRAIL_SUMMARY_PRICE_INPUT = env_float("PAPERTRAIL_SUMMARY_PRICE_INPUT", 3.0, minimum=0.0)
 PAPERTRAIL_SUMMARY_PRICE_OUTPUT = env_float("PAPERTRAIL_SUMMARY_PRICE_OUTPUT", 15.0, minimum=0.0)
+
+# --- Ask the library (digests/ask/) ------------------------------------------------
+# Papers retrieved by the hybrid search and put before the model for one question.
+PAPERTRAIL_ASK_TOP_K = env_int("PAPERTRAIL_ASK_TOP_K", 12, minimum=1)
+# Off: only signed-in researchers may ask; on: anyone (answers to visitors are
+# shown once and kept for the cache and the budget only).
+PAPERTRAIL_ASK_ANONYMOUS = env_bool("PAPERTRAIL_ASK_ANONYMOUS", False)
+# A person waits for the answer: a shorter wait than a reading's, and fewer tokens.
+PAPERTRAIL_ASK_TIMEOUT = env_float("PAPERTRAIL_ASK_TIMEOUT", 60.0, minimum=1.0)
+PAPERTRAIL_ASK_MAX_TOKENS = env_int("PAPERTRAIL_ASK_MAX_TOKENS", 2000, minimum=256)
+# Questions per signed-in user and per client address ("N/period": s, m, h or d);
+# every question counts against both.
+PAPERTRAIL_ASK_USER_RATE = env_str("PAPERTRAIL_ASK_USER_RATE", "30/hour")
+PAPERTRAIL_ASK_ADDRESS_RATE = env_str("PAPERTRAIL_ASK_ADDRESS_RATE", "60/hour")
+_RATE_PERIODS = {"s", "sec", "second", "m", "min", "minute", "h", "hour", "d", "day"}
+for _name, _rate in (
+    ("PAPERTRAIL_ASK_USER_RATE", PAPERTRAIL_ASK_USER_RATE),
+    ("PAPERTRAIL_ASK_ADDRESS_RATE", PAPERTRAIL_ASK_ADDRESS_RATE),
+):
+    _count, _slash, _period = _rate.partition("/")
+    if not (_count.isdecimal() and int(_count) > 0 and _period in _RATE_PERIODS):
+        raise ImproperlyConfigured(f"{_name}={_rate!r} is not a rate like 30/hour")

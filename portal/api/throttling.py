@@ -6,6 +6,7 @@ applies without a restart of the import machinery."""
 
 from __future__ import annotations
 
+from django.conf import settings
 from rest_framework import throttling
 from rest_framework.settings import api_settings
 
@@ -21,3 +22,40 @@ class AnonRateThrottle(_CurrentRates, throttling.AnonRateThrottle):
 
 class UserRateThrottle(_CurrentRates, throttling.UserRateThrottle):
     scope = "user"
+
+
+class AskUserThrottle(throttling.UserRateThrottle):
+    """Questions per signed-in user (PAPERTRAIL_ASK_USER_RATE); a visitor is
+    counted by address here too."""
+
+    scope = "ask_user"
+
+    def get_rate(self):
+        return settings.PAPERTRAIL_ASK_USER_RATE
+
+
+class AskAddressThrottle(throttling.AnonRateThrottle):
+    """Questions per client address (PAPERTRAIL_ASK_ADDRESS_RATE), signed in or
+    not: one address cannot ask through many accounts past it."""
+
+    scope = "ask_address"
+
+    def get_rate(self):
+        return settings.PAPERTRAIL_ASK_ADDRESS_RATE
+
+    def get_cache_key(self, request, view):
+        return self.cache_format % {"scope": self.scope, "ident": self.get_ident(request)}
+
+
+ASK_THROTTLES = (AskUserThrottle, AskAddressThrottle)
+
+
+def ask_wait(request, view=None) -> float | None:
+    """None when the request may ask; else the seconds to wait. Used by the
+    page, which is no DRF view (the API view lists ASK_THROTTLES itself)."""
+    waits = []
+    for throttle_class in ASK_THROTTLES:
+        throttle = throttle_class()
+        if not throttle.allow_request(request, view):
+            waits.append(throttle.wait() or 1.0)
+    return max(waits) if waits else None

@@ -7,6 +7,7 @@ from portal import feeds
 from portal.arxiv_ids import ArxivIdConverter
 from portal.views import (
     alerts,
+    ask,
     briefings,
     follows,
     overview,
@@ -27,6 +28,10 @@ urlpatterns = [
     path("papers/", papers.paper_list, name="paper_list"),
     path("papers/<arxiv_id:arxiv_id>/", papers.paper_page, name="paper_detail"),
     path("papers/<arxiv_id:arxiv_id>/record/", records.record_save_view, name="record_save"),
+    path("ask/", ask.ask, name="ask"),
+    path("ask/<int:ask_id>/", ask.ask_detail, name="ask_detail"),
+    path("ask/<int:ask_id>/delete/", ask.ask_delete_view, name="ask_delete"),
+    path("ask/<int:ask_id>/save/", ask.ask_save, name="ask_save"),
     path("briefings/", RedirectView.as_view(url="/briefings/new/", query_string=True), name="briefings"),
     path("briefings/<slug:kind>/", briefings.briefing, name="briefing"),
     path("sources/", sources.sources, name="sources"),

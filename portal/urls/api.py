@@ -3,7 +3,7 @@ under it is a JSON 404, never an HTML page."""
 
 from django.urls import path, re_path
 
-from portal.api import me, recommendations, record_files, records, trail, views
+from portal.api import ask, me, recommendations, record_files, records, trail, views
 from portal.api.errors import json_not_found
 
 app_name = "api"
@@ -17,7 +17,10 @@ urlpatterns = [
     path("stats/", views.StatsView.as_view(), name="stats"),
     path("briefings/<str:kind>/", views.BriefingView.as_view(), name="briefing"),
     path("sources/", views.SourcesView.as_view(), name="sources"),
+    path("ask/", ask.AskView.as_view(), name="ask"),
     path("me/", views.MeView.as_view(), name="me"),
+    path("me/asks/", ask.MyAskListView.as_view(), name="ask_list"),
+    path("me/asks/<int:ask_id>/", ask.MyAskDetailView.as_view(), name="ask_detail"),
     path("me/follows/", me.FollowListView.as_view(), name="follow_list"),
     path("me/follows/preview/", me.FollowPreviewView.as_view(), name="follow_preview"),
     path("me/follows/<int:follow_id>/", me.FollowDetailView.as_view(), name="follow_detail"),

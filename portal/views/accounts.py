@@ -29,6 +29,7 @@ from accounts.services import (
     user_delete,
     user_preferences_update,
 )
+from digests.ask.selectors import ask_list
 from portal.views.alerts import delivery_context
 
 
@@ -101,6 +102,7 @@ def _profile(
         "form": form or TokenCreateForm(),
         "preferences": preferences or PreferencesForm(instance=request.user),
         "tokens": tokens,
+        "asks": ask_list(user=request.user)[:50],
         "new_secret": secret,
         "display_zone": request.user.time_zone,
         **delivery_context(request.user),

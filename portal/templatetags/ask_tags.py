@@ -1,0 +1,57 @@
+"""The ask box and the answer's Markdown, for the pages of "ask the library"."""
+
+from __future__ import annotations
+
+import functools
+import re
+
+from django import template
+from django.template.loader import get_template
+from django.urls import reverse
+from django.utils.html import format_html
+from django.utils.safestring import SafeString, mark_safe
+
+from accounts.records.notes import render_note
+from portal.asking import SCOPE_CHOICES, box_state
+
+register = template.Library()
+
+# A citation as the answer's check leaves it: "[arXiv:2501.01234 v2]" (only ids of retrieved papers remain).
+_CITATION = re.compile(r"\[arXiv:((?:\d{4}\.\d{4,5})|(?:[a-z\-]+(?:\.[A-Z]{2})?/\d{7})) v(\d+)\]")
+
+
+@register.filter
+def answer_markdown(text: str) -> SafeString:
+    """The answer's text through the research record's note renderer (Markdown,
+    raw HTML off, nh3's allow-list, TeX kept for KaTeX), each citation a link
+    to the paper's version."""
+    html = str(render_note(str(text or "")))
+
+    def link(found: re.Match[str]) -> str:
+        url = reverse("portal:paper_detail", args=[found.group(1)]) + f"#v{found.group(2)}"
+        return format_html('<a class="citation" href="{}">[arXiv:{} v{}]</a>', url, found.group(1), found.group(2))
+
+    return mark_safe(_CITATION.sub(link, html))  # noqa: S308 - sanitised by render_note, ids matched strictly
+
+
+@functools.cache
+def _box_template():
+    return get_template("portal/_ask_box.html")
+
+
+@register.simple_tag(takes_context=True)
+def ask_box(context, paper=None, folded: bool = False) -> SafeString:
+    """The "问 AI / Ask" box: a question to the library (or about `paper`),
+    or a sentence saying what is missing (an API key, signing in). Folded
+    (the library, the trail): one line that opens in place, so the page still
+    opens on its papers."""
+    request = context.get("request")
+    user = getattr(request, "user", None)
+    values = {
+        **box_state(user),
+        "paper": paper,
+        "folded": folded,
+        "scopes": SCOPE_CHOICES,
+        "csrf_token": context.get("csrf_token"),
+    }
+    return SafeString(_box_template().render(values))
