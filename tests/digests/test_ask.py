@@ -116,7 +116,8 @@ def test_citations_outside_the_retrieved_papers_are_removed_and_counted(library,
             "synthesis": "See [arXiv:2501.00001 v1] and https://evil.example/x for more.",
             "points": [
                 {
-                    "text": f"Real [arXiv:{first} v{number}], wrong version [arXiv:{first} v9], invented [arXiv 1234.56789v1].",
+                    "text": f"Real [arXiv:{first} v{number}], wrong version [arXiv:{first} v9], "
+                    "invented [arXiv 1234.56789v1].",
                     "citations": [
                         {"arxiv_id": first, "version": number},
                         {"arxiv_id": first, "version": 9},
@@ -208,7 +209,7 @@ def test_a_follow_up_carries_the_earlier_exchange_and_retrieves_again(library, f
 
 
 def test_asking_about_a_paper_gives_its_versions_and_stored_changes(fake, asker):
-    (v1,) = store(make_record("2611.80000", abstract="We propose a sparse attention. It is fast.", versions=1))
+    store(make_record("2611.80000", abstract="We propose a sparse attention. It is fast.", versions=1))
     store(make_record("2611.80000", abstract="We propose a sparse attention. It is fast and exact.", versions=2))
     paper = Paper.objects.get(arxiv_id="2611.80000")
     asked = ask(asker, "What changed in v2?", paper=paper)
