@@ -6,6 +6,7 @@ from urllib.parse import quote
 
 import pytest
 
+from tests.digests.ask_library import fake_llm as ask_fake_llm
 from tests.replay_server import ReplayServer
 from tests.smtp_server import Inbox, SmtpServer
 
@@ -70,3 +71,11 @@ def subprocess_env() -> dict[str, str]:
 @pytest.fixture
 def manage_py() -> list[str]:
     return [sys.executable, str(PROJECT_ROOT / "manage.py")]
+
+
+@pytest.fixture
+def fake_llm(settings, monkeypatch):
+    """The local stand-in for the Anthropic API, answering questions to the
+    library with citations of the papers it was given (tests/digests/ask_library.py)."""
+    with ask_fake_llm(settings, monkeypatch) as server:
+        yield server

@@ -21,7 +21,7 @@ from digests.models import Ask
 from portal.api.errors import NotFoundParameter, ParameterError
 from portal.api.schema import ERROR_RESPONSES, ErrorSerializer
 from portal.api.serializers.papers import PaperSerializer
-from portal.api.throttling import ASK_THROTTLES
+from portal.api.throttling import ask_wait
 from portal.asking import REFUSAL_STATUS, SCOPE_CHOICES, AskInputError, answer, refusal_message
 from portal.selectors import paper_cards
 
@@ -160,7 +160,6 @@ REFUSALS = {
 
 class AskView(APIView):
     permission_classes = [MayAsk]
-    throttle_classes = list(ASK_THROTTLES)
 
     @extend_schema(
         operation_id="ask_create",
@@ -180,6 +179,9 @@ class AskView(APIView):
     def post(self, request: Request) -> Response:
         body = AskRequestSerializer(data=request.data)
         body.is_valid(raise_exception=True)
+        wait = ask_wait(request)
+        if wait is not None:
+            raise exceptions.Throttled(wait=wait)
         data = dict(body.validated_data)
         for name in ("since", "until"):
             if data.get(name):

@@ -51,11 +51,22 @@ ASK_THROTTLES = (AskUserThrottle, AskAddressThrottle)
 
 
 def ask_wait(request, view=None) -> float | None:
-    """None when the request may ask; else the seconds to wait. Used by the
-    page, which is no DRF view (the API view lists ASK_THROTTLES itself)."""
+    """None when the request may ask, and then it is counted by user and by
+    address; else the seconds to wait, and nothing is counted: a refused
+    question must not use up the address's allowance for the next account.
+    (DRF's own loop would count the address before the user's refusal.)"""
+    throttles = [throttle_class() for throttle_class in ASK_THROTTLES]
     waits = []
-    for throttle_class in ASK_THROTTLES:
-        throttle = throttle_class()
-        if not throttle.allow_request(request, view):
+    for throttle in throttles:
+        throttle.key = throttle.get_cache_key(request, view)
+        throttle.history = throttle.cache.get(throttle.key, [])
+        throttle.now = throttle.timer()
+        while throttle.history and throttle.history[-1] <= throttle.now - throttle.duration:
+            throttle.history.pop()
+        if len(throttle.history) >= throttle.num_requests:
             waits.append(throttle.wait() or 1.0)
-    return max(waits) if waits else None
+    if waits:
+        return max(waits)
+    for throttle in throttles:
+        throttle.throttle_success()
+    return None

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -15,6 +17,7 @@ from harvest.embeddings.services import embed_papers
 from harvest.models import Paper
 from harvest.search_index import index_pending_papers
 from harvest.services import paper_upsert_many
+from tests.digests.fake_anthropic import FakeAnthropic
 from tests.factories import record
 
 COLLECTION = Path(__file__).parents[1] / "fixtures" / "search_eval"
@@ -72,3 +75,18 @@ def citing_answer(params: dict[str, Any]) -> dict[str, Any]:
         )
     synthesis = "图书馆中有几篇相关论文。" if chinese else "The library holds several papers on this."
     return {"synthesis": synthesis, "points": points}
+
+
+@contextmanager
+def fake_llm(settings, monkeypatch) -> Iterator[FakeAnthropic]:
+    """The fake Anthropic API answering questions with `citing_answer`, the
+    SDK pointed at it and the project configured with its key."""
+    server = FakeAnthropic().start()
+    server.reading_for = citing_answer
+    monkeypatch.setenv("ANTHROPIC_BASE_URL", server.url)
+    settings.ANTHROPIC_API_KEY = server.api_key
+    settings.PAPERTRAIL_SUMMARY_DAILY_BUDGET_USD = 5.0
+    try:
+        yield server
+    finally:
+        server.stop()
