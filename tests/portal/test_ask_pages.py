@@ -71,7 +71,8 @@ def test_the_answers_markup_is_inert_and_its_markdown_and_tex_are_kept(reader_cl
             "synthesis": "**Bold** <script>alert(1)</script> <img src=x onerror=alert(2)> $x^2$",
             "points": [
                 {
-                    "text": f'[click](javascript:alert(3)) <a href="http://evil.example">x</a> [arXiv:{arxiv_id} v{number}]',
+                    "text": '[click](javascript:alert(3)) <a href="http://evil.example">x</a> '
+                    f"[arXiv:{arxiv_id} v{number}]",
                     "citations": [{"arxiv_id": arxiv_id, "version": number}],
                 }
             ],
