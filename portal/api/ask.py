@@ -73,8 +73,8 @@ class AnswerSerializer(serializers.Serializer):
 
 
 class UsageSerializer(serializers.Serializer):
-    input_tokens = serializers.IntegerField()
-    output_tokens = serializers.IntegerField()
+    input_tokens = serializers.IntegerField(help_text="Input tokens the API counted (0 when cached).")
+    output_tokens = serializers.IntegerField(help_text="Output tokens the API counted (0 when cached).")
     cost_usd = serializers.DecimalField(max_digits=12, decimal_places=6, help_text="Paid from the daily budget.")
     cached = serializers.BooleanField(help_text="Answered from an identical earlier question over the same papers.")
     dropped_citations = serializers.IntegerField(help_text="Citations outside the retrieved papers, removed.")
@@ -84,13 +84,13 @@ class UsageSerializer(serializers.Serializer):
 class AskSerializer(serializers.Serializer):
     id = serializers.IntegerField(allow_null=True, help_text="The question's id (null for a visitor's).")
     thread = serializers.IntegerField(allow_null=True, help_text="The thread's first question, for a follow-up.")
-    question = serializers.CharField()
+    question = serializers.CharField(help_text="The question as asked (spaces collapsed).")
     language = serializers.ChoiceField(choices=["zh", "en"], help_text="The question's language, and the answer's.")
     created_at = serializers.DateTimeField(help_text="When it was asked (UTC).")
-    answer = AnswerSerializer()
+    answer = AnswerSerializer(help_text="The answer: a synthesis and the points.")
     citations = CitationSerializer(many=True, help_text="Every citation of the answer, once each.")
     retrieved = CitationSerializer(many=True, help_text="The papers put in the context, best first.")
-    usage = UsageSerializer()
+    usage = UsageSerializer(help_text="Tokens, cost, cache and citation check of this answer.")
 
 
 class AskResponseSerializer(AskSerializer):
@@ -121,9 +121,10 @@ def ask_data(asked: Ask, *, papers: bool) -> dict[str, Any]:
             "latency_ms": asked.latency_ms,
         },
     }
+    out = AskSerializer(data).data
     if papers:
-        data["papers"] = PaperSerializer(paper_cards(ask_papers(asked)), many=True).data
-    return AskResponseSerializer(data).data if papers else AskSerializer(data).data
+        out["papers"] = PaperSerializer(paper_cards(ask_papers(asked)), many=True).data
+    return out
 
 
 class MayAsk(BasePermission):
@@ -220,6 +221,7 @@ class MyAskDetailView(APIView):
     @extend_schema(
         operation_id="me_asks_retrieve",
         summary="One of your questions",
+        description="One of your questions with its answer and the papers it drew on, as in /api/v1/papers/.",
         parameters=[ASK_ID_PARAMETER],
         responses={
             200: OpenApiResponse(AskResponseSerializer, description="The question and answer."),

@@ -31,6 +31,7 @@ from accounts.records.models import Record, RecordTag, Tag
 from accounts.records.services import record_save
 from accounts.services import api_token_create
 from accounts.trail.models import TrailItem
+from digests.models import Ask
 from harvest.models import Paper
 from tests.accounts.conftest import ago, harvest, record
 
@@ -46,6 +47,7 @@ OWNED: dict[str, Callable[[dict[str, Any]], Any]] = {
     "token_id": lambda objs: objs["token"].pk,
     "exclusion_id": lambda objs: objs["exclusion"].pk,
     "recommendation_id": lambda objs: objs["recommendation"].pk,
+    "ask_id": lambda objs: objs["ask"].pk,
 }
 # Routes where a public-looking parameter names the user's own object: a
 # record is "my record of this paper". Filled with the paper A saved (and B did not).
@@ -145,6 +147,10 @@ def test_every_id_parameter_is_classified_as_owned_or_public():
         "portal:recommendation_open",
         "portal:recommendation_not_interested",
         "portal:recommendation_save",
+        "portal:ask_detail",
+        "portal:ask_delete",
+        "portal:ask_save",
+        "api:ask_detail",
     } <= names
     assert set(OWNED_BY_ROUTE) <= names
     assert set(NOT_YET_404) <= names
@@ -198,6 +204,7 @@ def _snapshot(user: User) -> list:
             AlertUnsubscribe,
             Recommendation,
             NotInterested,
+            Ask,
         )
     ]
 
@@ -221,6 +228,20 @@ def world(db) -> dict[str, Any]:
         score=1.0,
         reasons={"neighbours": [[saved.pk, 0.5]], "terms": ["lovelace"]},
         event_at=ago(days=2),
+    )
+    # A's question to the library, its answer citing the card's paper (stored as the ask service stores one).
+    objs["ask"] = Ask.objects.create(
+        user=a,
+        question=f"{SECRET} question",
+        language="en",
+        cache_key="owner-only-test",
+        retrieved=[{"arxiv_id": "2611.00001", "version": 1}],
+        answer={
+            "synthesis": f"{SECRET} answer",
+            "points": [
+                {"text": "A point [arXiv:2611.00001 v1]", "citations": [{"arxiv_id": "2611.00001", "version": 1}]}
+            ],
+        },
     )
     _objects(b, mark="B-own", saves="2611.00002")
     objs["b_secret"] = _objects(b, mark="B-more", saves="2611.00002")["secret"]

@@ -42,6 +42,10 @@ OPERATIONS = {
     ("/api/v1/me/trail/{item_id}/undismiss/", "post"),
     ("/api/v1/me/recommendations/", "get"),
     ("/api/v1/me/recommendations/{recommendation_id}/not-interested/", "post"),
+    ("/api/v1/ask/", "post"),
+    ("/api/v1/me/asks/", "get"),
+    ("/api/v1/me/asks/{ask_id}/", "get"),
+    ("/api/v1/me/asks/{ask_id}/", "delete"),
 }
 
 

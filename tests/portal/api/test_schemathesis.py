@@ -39,6 +39,7 @@ from accounts.records.services import record_save
 from accounts.services import api_token_create
 from accounts.trail.models import TrailItem
 from accounts.trail.services import trail_dismiss, trail_mark_read
+from digests.models import Ask
 from harvest.models import HarvestRun, Paper, Version
 from harvest.records import PaperRecord
 from tests import factories
@@ -107,9 +108,11 @@ def library(db, api_site, settings) -> Iterator[None]:
 
 
 @pytest.fixture
-def member(library, settings) -> dict:
+def member(library, settings, fake_llm) -> dict:
     """The token of a user with a follow of each kind over the library, a
-    trail with read, unread and dismissed cards, and a second token."""
+    trail with read, unread and dismissed cards, a question to the library
+    and a second token. Questions are answered by the local stand-in for the
+    Anthropic API."""
     user = User.objects.create_user("member", password="x")
     for kind, value in (
         ("category", {"code": "cs.LG"}),
@@ -133,6 +136,14 @@ def member(library, settings) -> dict:
     retrain_and_rescore(user.pk)
     recommendations = list(Recommendation.objects.filter(user=user).order_by("pk").values_list("pk", flat=True))
     assert recommendations
+    asked = Ask.objects.create(
+        user=user,
+        question="What is sparse attention?",
+        language="en",
+        cache_key="schemathesis",
+        retrieved=[{"arxiv_id": "2611.13545", "version": 3}],
+        answer={"synthesis": "It is cheaper.", "points": []},
+    )
     api_token_create(user=user, name="spare")
     _token, secret = api_token_create(user=user, name="schemathesis")
     return {
@@ -141,6 +152,7 @@ def member(library, settings) -> dict:
         "item_id": items,
         "arxiv_id": ["2611.13545", "hep-th/9901001"],
         "recommendation_id": recommendations,
+        "ask_id": [asked.pk],
     }
 
 
@@ -156,7 +168,7 @@ def member(library, settings) -> dict:
 def test_no_server_errors_and_no_responses_breaking_the_schema(case, member):
     # Generated ids would hardly ever name the member's follows and cards:
     # even ones are mapped onto them, odd ones stay (mostly) unknown ids.
-    for name in ("follow_id", "item_id", "recommendation_id"):
+    for name in ("follow_id", "item_id", "recommendation_id", "ask_id"):
         value = (case.path_parameters or {}).get(name)
         if isinstance(value, int) and not isinstance(value, bool) and value % 2 == 0:
             case.path_parameters[name] = member[name][value // 2 % len(member[name])]
