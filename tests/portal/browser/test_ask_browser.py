@@ -6,7 +6,6 @@ to the research record and deleting the question from /me/."""
 from __future__ import annotations
 
 import pytest
-from django.conf import settings
 from django.test import Client
 from playwright.sync_api import expect
 
