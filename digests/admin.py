@@ -7,7 +7,7 @@ from django.contrib import admin, messages
 from django.db.models import QuerySet
 from django.http import HttpRequest
 
-from digests.models import DailySpend, GuidedReading, LLMState, SummaryBatch
+from digests.models import Ask, DailySpend, GuidedReading, LLMState, SummaryBatch
 from digests.services import llm_resume, readings_regenerate
 
 
@@ -87,4 +87,22 @@ class DailySpendAdmin(admin.ModelAdmin):
     readonly_fields = ("day", "spent_usd", "calls")
 
     def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+
+@admin.register(Ask)
+class AskAdmin(admin.ModelAdmin):
+    """Questions to the library, for cost and abuse: who asked, when, what it cost.
+    Read-only: an answer is the asker's, changed by nobody."""
+
+    list_display = ("id", "user", "language", "status", "cached", "dropped_citations", "cost_usd", "created_at")
+    list_filter = ("status", "cached", "language")
+    raw_id_fields = ("user", "thread", "paper")
+    list_select_related = ("user",)
+    show_full_result_count = False
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj=None) -> bool:
         return False

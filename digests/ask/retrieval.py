@@ -58,13 +58,27 @@ def filter_data(filters: dict[str, Any]) -> dict[str, Any]:
     return data
 
 
+class _ScopedFilterSet(PaperFilterSet):
+    """The library's FilterSet over a scope's papers: a scope narrows the
+    library like a filter does, so the semantic side ranks the scope's own
+    papers instead of keeping those of the whole library's nearest that fall
+    in it (a research record of 40 papers would rarely meet the top 100)."""
+
+    scoped = False
+
+    @property
+    def narrows_besides_query(self) -> bool:
+        return self.scoped or super().narrows_besides_query
+
+
 def retrieve(
     *, question: str, filters: dict[str, Any], within: QuerySet[Paper] | None = None, k: int | None = None
 ) -> list[Paper]:
     """The top k papers for the question under the filters (and within a
     scope's papers), best first. Raises FilterError for a refused filter."""
     data = filter_data(filters)
-    filterset = PaperFilterSet({**data, "q": question, "sort": SORT_RELEVANCE}, queryset=within)
+    filterset = _ScopedFilterSet({**data, "q": question, "sort": SORT_RELEVANCE}, queryset=within)
+    filterset.scoped = within is not None
     if not filterset.is_valid():
         raise FilterError({name: [str(m) for m in messages] for name, messages in filterset.form.errors.items()})
     return list(filterset.qs[: k or settings.PAPERTRAIL_ASK_TOP_K])

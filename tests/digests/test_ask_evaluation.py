@@ -1,0 +1,41 @@
+"""The ask measure on two needs of the real collection: the context's
+precision, recall and hit, every shown citation among the retrieved papers
+while the fake model's invented one is removed, and latencies that include
+the fake model's fixed delay; the command prints the table."""
+
+from __future__ import annotations
+
+import pytest
+
+from digests.ask.evaluation import FAKE_DELAY_SECONDS, evaluate_ask
+from harvest.embeddings.encoders import get_encoder
+from harvest.embeddings.passages import passage_text
+from harvest.search_evaluation import Collection
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def small_collection(settings, tmp_path) -> Collection:
+    settings.VAR_DIR = tmp_path
+    full = Collection.load()
+    needs = [need for need in full.needs if need.id in ("n03", "n19")]
+    wanted = {arxiv_id for need in needs for arxiv_id in need.relevant}
+    return Collection([paper for paper in full.papers if paper["arxiv_id"] in wanted], needs)
+
+
+def test_the_measure_reports_context_quality_valid_citations_and_latency(small_collection):
+    vectors = get_encoder().embed_passages([passage_text(p["title"], p["abstract"]) for p in small_collection.papers])
+    report = evaluate_ask(small_collection, k=5, vectors=vectors)
+
+    assert set(report.precision) == {
+        (lang, style) for lang in ("en", "zh") for style in ("keywords", "question", "paraphrase")
+    }
+    # Only the two needs' papers are in the library: each context is theirs, and most of it the need's own.
+    assert report._mean([v for vs in report.precision.values() for v in vs]) > 0.5
+    assert all(value == 1.0 for values in report.hit.values() for value in values)
+    assert len(report.latencies_ms) == 4 and min(report.latencies_ms) >= FAKE_DELAY_SECONDS * 1000
+    assert report.shown_citations == 4 * 3 and report.valid_citations == report.shown_citations
+    assert report.dropped_citations == 4 * 2  # the invented citation, inline and structured, in each answer
+    table = report.table()
+    assert "precision@5 / recall@5 / hit@5" in table and "(100%)" in table and "p95" in table
