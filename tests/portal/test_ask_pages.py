@@ -173,3 +173,14 @@ def test_the_paper_page_asks_about_the_paper(reader_client, fake_llm, library):
     assert response.status_code == 302
     (sent,) = fake_llm.message_requests()
     assert labels_in(sent) == [("1906.00673", 1)]
+
+
+def test_the_thread_page_reads_a_fixed_number_of_queries(
+    reader_client, fake_llm, library, django_assert_max_num_queries
+):
+    url = post_question(reader_client).url
+    for n in range(2):
+        post_question(reader_client, f"And what about number {n}?", thread=Ask.objects.order_by("id").first().pk)
+    with django_assert_max_num_queries(16):
+        response = reader_client.get(url)
+    assert response.status_code == 200 and response.content.decode().count('data-answer="synthesis"') == 3

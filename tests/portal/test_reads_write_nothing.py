@@ -34,6 +34,9 @@ READS = (
     "/api/v1/me/trail/",
     "/api/v1/me/follows/",
     "/api/v1/me/records/export/?format=json",
+    "/ask/",
+    "/ask/?question=flaky",
+    "/api/v1/me/asks/",
 )
 
 
