@@ -40,17 +40,19 @@ def _box_template():
 
 
 @register.simple_tag(takes_context=True)
-def ask_box(context, paper=None, folded: bool = False) -> SafeString:
+def ask_box(context, paper=None, folded: bool = False, scope: str = "library") -> SafeString:
     """The "问 AI / Ask" box: a question to the library (or about `paper`),
     or a sentence saying what is missing (an API key, signing in). Folded
     (the library, the trail): one line that opens in place, so the page still
-    opens on its papers."""
+    opens on its papers. `scope` is the scope chosen first (the trail asks
+    within the reader's follows)."""
     request = context.get("request")
     user = getattr(request, "user", None)
     values = {
         **box_state(user),
         "paper": paper,
         "folded": folded,
+        "scope": scope,
         "scopes": SCOPE_CHOICES,
         "csrf_token": context.get("csrf_token"),
     }

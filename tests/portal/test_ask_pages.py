@@ -35,6 +35,8 @@ def test_the_box_is_on_the_overview_the_library_and_the_trail(name, reader_clien
     page = reader_client.get(reverse(name)).content.decode()
     assert "data-ask-box" in page and f'action="{reverse("portal:ask")}"' in page
     assert 'name="question"' in page
+    chosen = "follows" if name == "portal:trail" else "library"  # the trail asks within the follows first
+    assert f'<option value="{chosen}" selected>' in page
 
 
 def test_without_a_key_the_box_says_what_is_missing(reader_client, settings):
