@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import functools
 import re
+from html import escape
+from html.parser import HTMLParser
 
 from django import template
 from django.template.loader import get_template
@@ -20,18 +22,43 @@ register = template.Library()
 _CITATION = re.compile(r"\[arXiv:((?:\d{4}\.\d{4,5})|(?:[a-z\-]+(?:\.[A-Z]{2})?/\d{7})) v(\d+)\]")
 
 
+class _CitationLinker(HTMLParser):
+    """Sanitised HTML again, with each citation in its text (never inside a
+    tag or an attribute, such as a link's title) made a link to the version."""
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.out: list[str] = []
+
+    def handle_starttag(self, tag: str, attrs) -> None:
+        self.out.append(self.get_starttag_text() or "")
+
+    handle_startendtag = handle_starttag
+
+    def handle_endtag(self, tag: str) -> None:
+        self.out.append(f"</{tag}>")
+
+    def handle_data(self, data: str) -> None:
+        last = 0
+        for found in _CITATION.finditer(data):
+            self.out.append(escape(data[last : found.start()]))
+            url = reverse("portal:paper_detail", args=[found.group(1)]) + f"#v{found.group(2)}"
+            self.out.append(
+                format_html('<a class="citation" href="{}">[arXiv:{} v{}]</a>', url, found.group(1), found.group(2))
+            )
+            last = found.end()
+        self.out.append(escape(data[last:]))
+
+
 @register.filter
 def answer_markdown(text: str) -> SafeString:
     """The answer's text through the research record's note renderer (Markdown,
     raw HTML off, nh3's allow-list, TeX kept for KaTeX), each citation a link
     to the paper's version."""
-    html = str(render_note(str(text or "")))
-
-    def link(found: re.Match[str]) -> str:
-        url = reverse("portal:paper_detail", args=[found.group(1)]) + f"#v{found.group(2)}"
-        return format_html('<a class="citation" href="{}">[arXiv:{} v{}]</a>', url, found.group(1), found.group(2))
-
-    return mark_safe(_CITATION.sub(link, html))  # noqa: S308 - sanitised by render_note, ids matched strictly
+    linker = _CitationLinker()
+    linker.feed(str(render_note(str(text or ""))))
+    linker.close()
+    return mark_safe("".join(linker.out))  # noqa: S308 - nh3's tags kept as they were, every text escaped again
 
 
 @functools.cache

@@ -186,3 +186,23 @@ def test_the_thread_page_reads_a_fixed_number_of_queries(
     with django_assert_max_num_queries(16):
         response = reader_client.get(url)
     assert response.status_code == 200 and response.content.decode().count('data-answer="synthesis"') == 3
+
+
+def test_a_citation_inside_a_links_title_stays_text_of_the_attribute(reader_client, fake_llm, library):
+    def titled(params):
+        arxiv_id, number = labels_in(params)[0]
+        cite = f"[arXiv:{arxiv_id} v{number}]"
+        return {
+            "synthesis": f'See [the paper](/papers/{arxiv_id}/ "read {cite} first") and {cite}.',
+            "points": [],
+        }
+
+    fake_llm.reading_for = titled
+    page = reader_client.get(post_question(reader_client).url).content.decode()
+    synthesis = page[
+        page.index('data-answer="synthesis"') : page.index("</div>", page.index('data-answer="synthesis"'))
+    ]
+    (sent,) = fake_llm.message_requests()
+    arxiv_id, number = labels_in(sent)[0]
+    assert f'title="read [arXiv:{arxiv_id} v{number}] first"' in synthesis
+    assert synthesis.count('class="citation"') == 1
