@@ -5,12 +5,12 @@ the fake model's fixed delay; the command prints the table."""
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 from digests.ask.evaluation import FAKE_DELAY_SECONDS, evaluate_ask
-from harvest.embeddings.encoders import get_encoder
-from harvest.embeddings.passages import passage_text
 from harvest.search_evaluation import Collection
+from tests.digests.ask_library import collection_vectors
 
 pytestmark = pytest.mark.django_db
 
@@ -25,7 +25,8 @@ def small_collection(settings, tmp_path) -> Collection:
 
 
 def test_the_measure_reports_context_quality_valid_citations_and_latency(small_collection):
-    vectors = get_encoder().embed_passages([passage_text(p["title"], p["abstract"]) for p in small_collection.papers])
+    known = collection_vectors()  # the real model's vectors of these papers, from the collection's cache file
+    vectors = np.stack([known[paper["arxiv_id"]] for paper in small_collection.papers])
     report = evaluate_ask(small_collection, k=5, vectors=vectors)
 
     assert set(report.precision) == {
