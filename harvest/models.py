@@ -345,3 +345,25 @@ class PaperEmbedding(models.Model):
 
     def __str__(self) -> str:
         return f"{self.paper_id} by {self.model}"
+
+
+class ReadingEmbedding(models.Model):
+    """The embedding of a paper's Chinese guided reading (its takeaway, problem
+    and method, written by the digests app), by the same model and in the same
+    form as PaperEmbedding. The semantic search ranks the papers by these
+    beside their own vectors, so a Chinese query meets Chinese text where a
+    reading exists (docs/search.md)."""
+
+    paper = models.OneToOneField(
+        Paper, on_delete=models.CASCADE, primary_key=True, related_name="reading_embedding", db_constraint=False
+    )
+    model = models.CharField(max_length=128)
+    vector = models.BinaryField()
+    text_hash = models.CharField(max_length=16)
+    embedded_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        indexes = [models.Index(fields=["model", "embedded_at", "paper"], name="reading_embedding_time_idx")]
+
+    def __str__(self) -> str:
+        return f"reading of {self.paper_id} by {self.model}"
