@@ -82,12 +82,27 @@ def keyword_ranking(queryset: QuerySet[Paper], text: str) -> list[int]:
         left_ms = int((deadline - time.monotonic()) * 1000)
         if not variant or len(ranked) >= KEYWORD_DEPTH or (budgeted() and left_ms < KEYWORD_MIN_READ_MS):
             continue
-        matches = full_text_search(queryset, variant).order_by(F("updated").desc(nulls_last=True), "-id")
-        newest = Paper.objects.filter(id__in=Subquery(matches.values("id")[:KEYWORD_CANDIDATES]))
-        best = full_text_search(newest, variant).order_by("-search_rank", "-id").values_list("id", flat=True)
-        found = _within_budget(lambda best=best: list(best[:KEYWORD_DEPTH]), left_ms)
+        found = _within_budget(lambda variant=variant: _best_of_newest(queryset, variant), left_ms)
         ranked += [paper_id for paper_id in found if paper_id not in ranked]
     return ranked[:KEYWORD_DEPTH]
+
+
+def _best_of_newest(queryset: QuerySet[Paper], variant: str) -> list[int]:
+    """The best KEYWORD_DEPTH of the variant's newest KEYWORD_CANDIDATES
+    matches. On PostgreSQL one pass: the newest matches are ranked as they are
+    read (their search vectors read once), and the outer query only orders them."""
+    matches = full_text_search(queryset, variant).order_by(F("updated").desc(nulls_last=True), "-id")
+    if connection.vendor == "postgresql":
+        sql, params = matches.values("id", "search_rank")[:KEYWORD_CANDIDATES].query.sql_with_params()
+        with connection.cursor() as cursor:
+            cursor.execute(
+                f"SELECT id FROM ({sql}) AS newest ORDER BY search_rank DESC, id DESC LIMIT %s",  # noqa: S608 (compiled ORM SQL)
+                [*params, KEYWORD_DEPTH],
+            )
+            return [row[0] for row in cursor.fetchall()]
+    newest = Paper.objects.filter(id__in=Subquery(matches.values("id")[:KEYWORD_CANDIDATES]))
+    best = full_text_search(newest, variant).order_by("-search_rank", "-id").values_list("id", flat=True)
+    return list(best[:KEYWORD_DEPTH])
 
 
 def budgeted() -> bool:
