@@ -21,6 +21,13 @@ class Paper(models.Model):
     title = models.TextField()
     abstract = models.TextField(blank=True)
     authors = models.JSONField(default=list, help_text="author names in order")
+    # Beside the names, not in them: an author row is a person, whatever
+    # their affiliation on one paper (Authorship.affiliation, derived).
+    affiliations = models.JSONField(
+        default=list,
+        blank=True,
+        help_text='each author\'s affiliation in the order of `authors` ("" where none), or [] when none is known',
+    )
     categories = models.JSONField(default=list, help_text="category codes, primary first")
     primary_category = models.CharField(max_length=32, blank=True)
     comments = models.TextField(blank=True)
@@ -139,6 +146,8 @@ class Authorship(models.Model):
         Author, on_delete=models.CASCADE, related_name="authorships", db_index=False, db_constraint=False
     )
     position = models.PositiveSmallIntegerField()
+    # As the paper's source gave it ("; " between several), "" where it gave none.
+    affiliation = models.TextField(blank=True, default="", db_default="")
 
     class Meta:
         constraints = [

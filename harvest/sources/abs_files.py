@@ -15,6 +15,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from harvest.author_strings import parse_authors
 from harvest.records import (
     MalformedRecord,
     PaperRecord,
@@ -24,7 +25,6 @@ from harvest.records import (
     clean_line,
     parse_arxiv_date,
     split_arxiv_id,
-    split_authors,
 )
 
 _DATE = re.compile(r"^Date(?: \(revised v(\d+)\))?:\s*(.+?)\s*\(([^)]*)\)\s*$")
@@ -62,12 +62,14 @@ def parse_abs(text: str) -> PaperRecord:
     title = clean_line(fields.get("Title"))
     if not title or not versions:
         raise MalformedRecord(f"{arxiv_id}: no title or no version dates")
+    authors, affiliations = parse_authors(fields.get("Authors"))
     return checked(
         PaperRecord(
             arxiv_id=arxiv_id,
             title=title,
             abstract=clean_abstract(abstract),
-            authors=split_authors(fields.get("Authors")),
+            authors=authors,
+            affiliations=affiliations,
             categories=list(dict.fromkeys((fields.get("Categories") or "").split())),
             comments=clean_line(fields.get("Comments")),
             journal_ref=clean_line(fields.get("Journal-ref")),
