@@ -64,6 +64,19 @@ class Paper(models.Model):
         return self.version_count > 1
 
     @property
+    def author_affiliations(self) -> list[str]:
+        """One affiliation per author, in order ("" where none is known)."""
+        affiliations = self.affiliations or []
+        if len(affiliations) != len(self.authors):
+            return [""] * len(self.authors)
+        return list(affiliations)
+
+    @property
+    def credited_authors(self) -> list[tuple[str, str]]:
+        """(name, affiliation) of each author, in order."""
+        return list(zip(self.authors, self.author_affiliations, strict=True))
+
+    @property
     def abs_url(self) -> str:
         return f"https://arxiv.org/abs/{self.arxiv_id}"
 

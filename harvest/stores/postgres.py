@@ -20,8 +20,8 @@ from harvest.stores.rows import PAPER_FIELDS, VERSION_FIELDS, PaperRow, VersionR
 _STAGING = {
     "pt_stage_paper": "id bigint, arxiv_id text, included_at timestamptz, title text, abstract text, authors jsonb, "
     "affiliations jsonb, categories jsonb, primary_category text, comments text, journal_ref text, doi text, "
-    "license text, submitter text, published timestamptz, updated timestamptz, ai_related boolean, latest_version smallint, "
-    "version_count smallint, search_pending boolean",
+    "license text, submitter text, published timestamptz, updated timestamptz, ai_related boolean, "
+    "latest_version smallint, version_count smallint, search_pending boolean",
     "pt_stage_version": "id bigint, title text, abstract text, authors text, comments text",
 }
 _PAPER_COLUMNS = ", ".join(("arxiv_id", "included_at", *PAPER_FIELDS))
@@ -263,10 +263,7 @@ class PostgresStore:
             self._copy(
                 "harvest_authorship",
                 "paper_id, author_id, position, affiliation",
-                (
-                    (paper_id, ids[name], position, affiliation)
-                    for paper_id, position, name, affiliation in authorships
-                ),
+                ((paper_id, ids[name], position, affiliation) for paper_id, position, name, affiliation in authorships),
             )
         if categories:
             self._copy("harvest_papercategory", "paper_id, category, is_primary", categories)

@@ -60,9 +60,9 @@ def library() -> dict:
     return {
         "papers": sorted(
             Paper.objects.values_list(
-                "arxiv_id", "title", "abstract", "authors", "affiliations", "categories", "primary_category", "comments",
-                "journal_ref", "doi", "license", "submitter", "published", "updated", "included_at", "ai_related",
-                "latest_version", "version_count", "search_pending",
+                "arxiv_id", "title", "abstract", "authors", "affiliations", "categories", "primary_category",
+                "comments", "journal_ref", "doi", "license", "submitter", "published", "updated", "included_at",
+                "ai_related", "latest_version", "version_count", "search_pending",
             )
         ),
         "versions": sorted(
@@ -111,5 +111,6 @@ def test_the_configured_store_and_the_orm_store_store_identical_libraries(monkey
     assert "Grace Hopper" in stored["authors"]
     # Affiliations reached both stores' authorships, changed where only they changed.
     assert ("0704.0031", 0, "V. M. Biryukov", "Serpukhov, IHEP") in stored["authorships"]
-    assert ("0704.0025", 0, "A. S. Mishchenko", "CREST, Japan Science and Technology Agency; The University of Tokyo") in stored["authorships"]
+    tokyo = "CREST, Japan Science and Technology Agency; The University of Tokyo"
+    assert ("0704.0025", 0, "A. S. Mishchenko", tokyo) in stored["authorships"]
     assert ("0704.0079", 1, "Grace Hopper", "Yale University") in stored["authorships"]

@@ -3,11 +3,13 @@
 from datetime import UTC, date, datetime, timedelta
 
 import pytest
+from django.core.management import call_command
 from django.utils import timezone
 
 from harvest.announcements import announcement_store
 from harvest.records import FeedAnnouncement, ListedItem, VersionRecord
 from tests import factories as f
+from tests.replay_server import FIXTURES
 
 pytestmark = pytest.mark.django_db
 
@@ -161,3 +163,21 @@ def test_paper_page_query_count_does_not_grow_with_versions(client, django_asser
     with django_assert_max_num_queries(5):
         response = client.get("/papers/2610.06000/")
     assert response.content.decode().count('class="guided-reading"') == 12
+
+
+def test_each_author_is_shown_with_the_affiliation_the_paper_gives_escaped(client):
+    """0704.0174 (the Kaggle snapshot): "Francisco J. Botella (Valencia U. &
+    Valencia U., IFIC), Miguel Nebot (Lisbon, IST)"."""
+    call_command("import_snapshot", str(FIXTURES / "kaggle" / "arxiv-metadata-oai-snapshot.sample.jsonl"), stdout=None)
+    page = client.get("/papers/0704.0174/").content.decode()
+    authors = page.split('class="paper-card__authors">')[1].split("</p>")[0]
+    assert authors == (
+        '<a href="/papers/?author=Francisco%20J.%20Botella">Francisco J. Botella</a> '
+        '<span class="author-affiliation" title="所属机构">(Valencia U. &amp; Valencia U., IFIC)</span>, '
+        '<a href="/papers/?author=Miguel%20Nebot">Miguel Nebot</a> '
+        '<span class="author-affiliation" title="所属机构">(Lisbon, IST)</span>'
+    )
+    # Following an author follows the person, whatever their affiliation.
+    assert 'data-follow-author="Francisco J. Botella"' in page
+    plain = client.get("/papers/0704.0001/").content.decode()
+    assert "author-affiliation" not in plain.split('class="paper-card__authors">')[1].split("</p>")[0]
