@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 
 from django.db import models
+from django.db.models import Value
 from django.db.models.functions import Upper
 from django.utils import timezone
 
@@ -25,6 +26,7 @@ class Paper(models.Model):
     # their affiliation on one paper (Authorship.affiliation, derived).
     affiliations = models.JSONField(
         default=list,
+        db_default=Value([], output_field=models.JSONField()),
         blank=True,
         help_text='each author\'s affiliation in the order of `authors` ("" where none), or [] when none is known',
     )
