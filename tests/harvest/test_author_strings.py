@@ -19,7 +19,7 @@ from accounts.records.export import export_citations
 from accounts.records.services import record_save
 from harvest.author_strings import is_reference, parse_authors
 from harvest.models import Author, Authorship, Paper, Version
-from harvest.records import split_authors
+from harvest.records import clean_line, split_authors
 from harvest.sources.abs_files import abs_records
 from harvest.sources.arxiv_api import records_from_atom
 from harvest.sources.arxiv_rss import parse_feed
@@ -100,15 +100,27 @@ def test_a_numbered_list_without_inner_parentheses_is_read_when_its_numbers_run_
     assert by_name["S. Sigurdsson"] == "Astronomy Department, University of Virginia"
 
 
+def names_as_they_were_split(text: str) -> list[str]:
+    """The names as the library split author strings before affiliations
+    were kept: every parenthesised group removed, then split."""
+    flat = clean_line(text)
+    while (stripped := re.sub(r"\([^()]*\)", "", flat)) != flat:
+        flat = stripped
+    names = (" ".join(name.split()) for name in re.split(r",\s*(?:and\s+)?|\s+and\s+|;\s*", flat))
+    return [name for name in names if name and name.lower() != "and"]
+
+
 def test_names_stay_as_they_were_split_and_carry_no_parentheses():
     """Every real author string on record (the snapshot and arXiv's .abs
     files): the names are those the library always stored, without a
     parenthesis; a group inside a name is nobody's affiliation."""
     strings = [kaggle(arxiv_id)["authors"] for arxiv_id in KAGGLE_LINES]
-    strings += [abs_authors(path) for path in sorted((FIXTURES / "arxiv_abs").rglob("*.abs"))]
+    for folder in ("arxiv_abs", "recommend/abs"):
+        strings += [abs_authors(path) for path in sorted((FIXTURES / folder).rglob("*.abs"))]
+    assert len(strings) == 200 + 90 + 1001
     for text in strings:
         names, affiliations = parse_authors(text)
-        assert names == split_authors(text)
+        assert names == names_as_they_were_split(text) == split_authors(text)
         assert affiliations == [] or len(affiliations) == len(names)
         if "(" in text and ")" in text:
             assert not any("(" in name for name in names), text
