@@ -31,7 +31,7 @@ from tests.replay_server import FIXTURES, fixture_bytes
 KAGGLE = FIXTURES / "kaggle" / "arxiv-metadata-oai-snapshot.sample.jsonl"
 KAGGLE_LINES = {json.loads(line)["id"]: line for line in KAGGLE.read_bytes().splitlines()}
 ABS_AUTHORS = re.compile(r"^Authors:(.*(?:\n[ \t].*)*)", re.MULTILINE)
-migration = importlib.import_module("harvest.migrations.0017_affiliations_from_stored_names")
+migration = importlib.import_module("harvest.migrations.0018_affiliations_from_stored_names")
 
 
 def abs_authors(path) -> str:

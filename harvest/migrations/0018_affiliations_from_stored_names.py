@@ -2,7 +2,7 @@
 
 The library never stored arXiv's raw author strings: ingest dropped the
 parenthesised affiliations before storing names, and a version's `authors`
-is the names joined. So the affiliations of papers stored before 0016 cannot
+is the names joined. So the affiliations of papers stored before 0017 cannot
 be recovered from the database; a new harvest, `import_snapshot` or
 `load_offline_bundle` of the same records fills them (the upsert sees the
 paper's affiliations change and rewrites its authorships). What this
@@ -55,6 +55,6 @@ def affiliations_out_of_names(apps, schema_editor):
 
 
 class Migration(migrations.Migration):
-    dependencies = [("harvest", "0016_affiliations")]
+    dependencies = [("harvest", "0017_affiliations")]
 
     operations = [migrations.RunPython(affiliations_out_of_names, migrations.RunPython.noop, elidable=True)]

@@ -6,7 +6,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('harvest', '0015_readable_text'),
+        ('harvest', '0016_reading_embeddings'),
     ]
 
     operations = [
