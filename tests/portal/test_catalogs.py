@@ -49,4 +49,4 @@ def test_chinese_catalog_has_the_reference_wording():
     entries = po_entries(LOCALE / "zh_Hans" / "LC_MESSAGES" / "django.po")
     assert entries["Some sources are failing"] == "部分采集异常"
     assert entries["Site-wide update overview"] == "全站更新概况"
-    assert entries["Window %(start)s — %(end)s (Beijing time)"] == "统计 %(start)s — %(end)s(北京时间)"
+    assert entries["Window %(start)s — %(end)s (Beijing time)"] == "统计 %(start)s — %(end)s（北京时间）"

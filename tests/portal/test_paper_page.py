@@ -63,8 +63,10 @@ def test_every_version_with_its_date_and_size(client, revised_paper):
     assert "共 3 个版本" in page
     for number, submitted in ((1, "2026-10-01 16:00"), (2, "2026-10-08 16:00"), (3, "2026-10-15 16:00")):
         assert f'id="v{number}"' in page
-        assert f"提交于 {submitted}(北京时间)" in page
+        assert f"提交于 {submitted}</span>" in page
         assert f"大小 {100 + number}kb" in page
+    versions = page.split('id="versions-heading"', 1)[1].split("</ol>", 1)[0]
+    assert versions.count("北京时间") == 1 and "时间均为北京时间。" in versions  # once for the list, not per date
 
 
 def test_a_version_known_only_from_the_announcement_feed_says_when_it_was_announced(client):
@@ -79,7 +81,7 @@ def test_a_version_known_only_from_the_announcement_feed_says_when_it_was_announ
     second = page.split('id="v2"', 1)[1].split("</h3>", 1)[0]
     first = page.split('id="v1"', 1)[1].split("</h3>", 1)[0]
     assert "公告于 2026-11-24" in second and "提交于" not in second and "—" not in second
-    assert "提交于 2026-11-01 08:00(北京时间)" in first and "公告于" not in first
+    assert "提交于 2026-11-01 08:00" in first and "公告于" not in first
     client.post("/i18n/setlang/", {"language": "en", "next": "/"})
     english = client.get("/papers/2610.06000/").content.decode()
     assert "announced 2026-11-24" in english
@@ -90,8 +92,8 @@ def test_what_changed_between_consecutive_versions_is_a_readable_diff(client, re
     assert "v1 → v2 的改动" in page
     assert "Sparse attention for <ins>very </ins>long documents" in page
     assert "We propose a <ins>faster </ins>sparse method." in page
-    assert "新增: <ins>Grace Hopper</ins>" in page
-    assert "删除: <del>Alan Turing</del>" in page
+    assert "新增：<ins>Grace Hopper</ins>" in page
+    assert "删除：<del>Alan Turing</del>" in page
     assert "<del>8</del><ins>12</ins> pages" in page
     assert "v2 → v3 的改动" in page
     assert "标题、摘要、作者和备注均未改动。" in page

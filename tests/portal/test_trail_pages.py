@@ -71,8 +71,8 @@ def test_the_trail_shows_each_card_with_why_it_came(reader_client, trail):
     html = response.content.decode()
     assert "修订 · v2" in html and 'href="/papers/2611.00001/#v2" data-what-changed' in html
     assert "新论文 · v1" in html and html.count("data-unread") == 3
-    assert "类别 cs.CL\n" in html and "类别 cs.CL (交叉列出)" in html  # 2611.00003 lists cs.CL second
-    assert "作者“Ada Lovelace”(写法 ada lovelace)" in html
+    assert "类别 cs.CL\n" in html and "类别 cs.CL（交叉列出）" in html  # 2611.00003 lists cs.CL second
+    assert "作者“Ada Lovelace”（写法 ada lovelace）" in html
     # Query terms are marked in the escaped title and abstract, never inside markup.
     assert "<mark>Diffusion</mark> &lt;b&gt;models&lt;/b&gt; for text" in html
     assert "We study <mark>diffusion</mark> &amp; more." in html
