@@ -15,6 +15,7 @@ from django.db import models
 from django.db.models import Value
 from django.db.models.functions import Upper
 from django.utils import timezone
+from django.utils.translation import gettext_lazy
 
 
 class Paper(models.Model):
@@ -51,6 +52,8 @@ class Paper(models.Model):
     )
 
     class Meta:
+        verbose_name = gettext_lazy("paper")
+        verbose_name_plural = gettext_lazy("papers")
         # The orders by `updated` and `published` (NULLS LAST) have their
         # indexes in migration 0003; every index here is paid on each insert.
         indexes = [
@@ -114,6 +117,8 @@ class Version(models.Model):
     announced = models.DateField(null=True, blank=True, help_text="day arXiv's announcement feed listed it")
 
     class Meta:
+        verbose_name = gettext_lazy("version")
+        verbose_name_plural = gettext_lazy("versions")
         constraints = [
             models.UniqueConstraint(fields=["paper", "number"], name="version_unique_per_paper"),
             models.CheckConstraint(condition=models.Q(number__gte=1), name="version_number_positive"),
@@ -137,6 +142,8 @@ class Author(models.Model):
     name = models.CharField(max_length=512)
 
     class Meta:
+        verbose_name = gettext_lazy("author")
+        verbose_name_plural = gettext_lazy("authors")
         # One index serves both lookups of a name and keeps names unique:
         # exact (the upsert: UPPER(name) and name) and case-insensitive (the
         # author filter: its UPPER(name) prefix). Each index an author has is
@@ -165,6 +172,8 @@ class Authorship(models.Model):
     affiliation = models.TextField(blank=True, default="", db_default="")
 
     class Meta:
+        verbose_name = gettext_lazy("authorship")
+        verbose_name_plural = gettext_lazy("authorships")
         constraints = [
             models.UniqueConstraint(fields=["paper", "position"], name="authorship_unique_position"),
         ]
@@ -184,6 +193,8 @@ class PaperCategory(models.Model):
     is_primary = models.BooleanField(default=False)
 
     class Meta:
+        verbose_name = gettext_lazy("paper category")
+        verbose_name_plural = gettext_lazy("paper categories")
         constraints = [
             models.UniqueConstraint(fields=["paper", "category"], name="papercategory_unique"),
         ]
@@ -203,6 +214,10 @@ class Source(models.Model):
     checkpoint = models.JSONField(default=dict, blank=True)
     lease_owner = models.CharField(max_length=255, blank=True)
     lease_expires_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        verbose_name = gettext_lazy("source")
+        verbose_name_plural = gettext_lazy("sources")
 
     def __str__(self) -> str:
         return self.name
@@ -234,6 +249,8 @@ class HarvestRun(models.Model):
     )
 
     class Meta:
+        verbose_name = gettext_lazy("harvest run")
+        verbose_name_plural = gettext_lazy("harvest runs")
         indexes = [
             models.Index(fields=["source", "-started_at"], name="harvestrun_source_started_idx"),
             models.Index(fields=["-finished_at"], name="harvestrun_finished_idx"),
@@ -298,6 +315,8 @@ class CommunityPick(models.Model):
     last_seen_at = models.DateTimeField(default=timezone.now)
 
     class Meta:
+        verbose_name = gettext_lazy("community pick")
+        verbose_name_plural = gettext_lazy("community picks")
         constraints = [models.UniqueConstraint(fields=["paper", "source"], name="communitypick_unique")]
         indexes = [models.Index(fields=["-first_seen_at"], name="communitypick_seen_idx")]
 
@@ -317,6 +336,8 @@ class Announcement(models.Model):
     )
 
     class Meta:
+        verbose_name = gettext_lazy("arXiv announcement")
+        verbose_name_plural = gettext_lazy("arXiv announcements")
         constraints = [models.UniqueConstraint(fields=["feed", "announced_on"], name="announcement_unique_day")]
         indexes = [models.Index(fields=["-announced_on"], name="announcement_day_idx")]
 
@@ -340,6 +361,8 @@ class AnnouncementItem(models.Model):
     announce_type = models.CharField(max_length=16, choices=Type.choices)
 
     class Meta:
+        verbose_name = gettext_lazy("announcement item")
+        verbose_name_plural = gettext_lazy("announcement items")
         constraints = [
             models.UniqueConstraint(fields=["announcement", "arxiv_id"], name="announcementitem_unique"),
         ]
@@ -364,6 +387,8 @@ class PaperEmbedding(models.Model):
     embedded_at = models.DateTimeField(default=timezone.now)
 
     class Meta:
+        verbose_name = gettext_lazy("paper embedding")
+        verbose_name_plural = gettext_lazy("paper embeddings")
         # The index's incremental reads: what was embedded after its watermark.
         indexes = [models.Index(fields=["model", "embedded_at", "paper"], name="embedding_model_time_idx")]
 
