@@ -85,6 +85,8 @@ def test_a_version_known_only_from_the_announcement_feed_says_when_it_was_announ
     client.post("/i18n/setlang/", {"language": "en", "next": "/"})
     english = client.get("/papers/2610.06000/").content.decode()
     assert "announced 2026-11-24" in english
+    # A label's colon as each language writes it.
+    assert "<dt>Latest version: </dt>" in english and "<dt>最新版本：</dt>" in page
 
 
 def test_what_changed_between_consecutive_versions_is_a_readable_diff(client, revised_paper):

@@ -4,7 +4,8 @@ and its steps, email, password change) and the site's own (/me/, account
 deletion, /follows/, the saved paper's panel, the trail's actions) wear the
 site's style: they fit the width, their buttons are the site's and not the
 browser's grey ones, and nothing logs a console error. Sign-up is photographed
-at each width (test-output/screenshots/account-signup-<language>-<width>.png)."""
+at each width (test-output/screenshots/account-signup-<language>-<width>.png;
+docs/screenshots/accounts/ holds the committed before/after pair)."""
 
 from __future__ import annotations
 
@@ -83,7 +84,7 @@ def reader_session(request) -> str:
         user=reader,
         paper=Paper.objects.get(arxiv_id="2611.00101"),
         state="reading",
-        tags="robots, diffusion",
+        tags=["robots", "diffusion"],
         note="A note long enough to need its own line in the panel.",
     )
     client = Client()
