@@ -67,10 +67,10 @@ def test_chinese_is_written_with_full_width_punctuation_in_one_voice():
     assert entries["Too many failed sign-in attempts. Try again in %(seconds)d seconds."] == (
         "登录失败次数过多，请在 %(seconds)d 秒后再试。"
     )
-    assert "<code>Authorization: Bearer &lt;token&gt;</code>" in entries[
-        "Send a token in the Authorization header: <code>Authorization: Bearer &lt;token&gt;</code>. Never put it "
-        'in a URL. The API documentation is at <a href=\\"/api/docs/\\">/api/docs/</a>.'
-    ]
+    token_help = next(msgstr for msgid, msgstr in entries.items() if msgid.startswith("Send a token in the"))
+    assert (
+        "<code>Authorization: Bearer &lt;token&gt;</code>" in token_help and '<a href=\\"/api/docs/\\">' in token_help
+    )
 
 
 def test_allauths_texts_that_reach_readers_say_you_as_the_site_does():
