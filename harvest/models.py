@@ -412,6 +412,8 @@ class ReadingEmbedding(models.Model):
     embedded_at = models.DateTimeField(default=timezone.now)
 
     class Meta:
+        verbose_name = gettext_lazy("guided reading embedding")
+        verbose_name_plural = gettext_lazy("guided reading embeddings")
         indexes = [models.Index(fields=["model", "embedded_at", "paper"], name="reading_embedding_time_idx")]
 
     def __str__(self) -> str:
