@@ -95,7 +95,7 @@ def test_a_disabled_source_has_no_next_run(client, sources):
 def test_guided_reading_status_is_included(client, sources, settings):
     settings.ANTHROPIC_API_KEY = ""
     page = client.get("/sources/").content.decode()
-    assert "未配置:未设置 ANTHROPIC_API_KEY" in page
+    assert "未配置：未设置 ANTHROPIC_API_KEY" in page
 
 
 def test_sources_page_query_count_is_fixed(client, sources, django_assert_max_num_queries):
