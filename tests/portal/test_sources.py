@@ -57,7 +57,8 @@ def test_each_source_shows_its_progress(client, sources, settings):
     assert "检查 2 次（失败 0 次），读取 120 条，新增论文 100 篇，新增版本 7 个" in arxiv  # the last 24 hours
     nxt = next_runs(settings.HARVEST_SCHEDULES["arxiv"], after=timezone.now())[0]
     assert f'<td data-label="下次运行">{bjt(nxt)}</td>' in arxiv  # the zone is named once, above the table
-    assert page.count("北京时间") == page.count("显示的时间为北京时间") + 1  # that note and the footer's
+    assert page.count("北京时间") == page.count("时间均为北京时间。") == 2  # that note and the footer's, nowhere else
+    assert "时间均为北京时间。" in page.split("<table")[0]
     assert "&quot;until&quot;: &quot;2026-11-12&quot;" in arxiv
 
 
@@ -191,3 +192,11 @@ def test_each_announcement_day_says_how_many_papers_were_listed_held_missing_and
 def test_without_a_recorded_announcement_the_table_says_so(client):
     block = completeness_block(client.get("/sources/").content.decode())
     assert "最近这些天尚未记录任何公告。" in block
+
+
+def test_the_sources_note_names_the_readers_own_zone(client, sources, reader):
+    reader.time_zone = "Europe/Paris"
+    reader.save(update_fields=["time_zone"])
+    client.force_login(reader)
+    note = client.get("/sources/").content.decode().split("<table")[0]
+    assert "Europe/Paris" in note and "北京时间" not in note
