@@ -18,8 +18,11 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
+from threadpoolctl import threadpool_limits
 
+from accounts.recommend.embedding_model import BACKGROUND as EMBEDDING_BACKGROUND
 from accounts.recommend.evaluation_data import EvaluationData, Topic
+from accounts.recommend.examples import BACKGROUND_SIZE
 
 SAVES = 3
 THUMBS_UP = 1
@@ -27,8 +30,10 @@ THUMBS_DOWN = 2
 DRAWS = 10
 SEED = 28
 # The learned models' background, drawn from the candidates as the live
-# training draws it from the newest papers (so it may hold relevant ones).
-BACKGROUND = 300
+# training draws it from the newest papers (so it may hold relevant ones): the
+# embedding model reads EMBEDDING_BACKGROUND (embedding_model.py), the text
+# model the first TEXT_BACKGROUND of the same draw, as many as it reads live.
+TEXT_BACKGROUND = BACKGROUND_SIZE
 METRICS = ("precision@10", "recall@10", "nDCG@10", "recall@50")
 
 
@@ -41,11 +46,15 @@ class Researcher:
     disliked: list[int]  # thumbs down
     held_back: dict[int, int]  # paper index -> grade
     candidates: np.ndarray  # paper indices the methods rank
-    background: np.ndarray  # a sample of the candidates
+    background: np.ndarray  # a sample of the candidates, in random order
 
     @property
     def positives(self) -> list[int]:
         return self.saved + self.liked
+
+    @property
+    def text_background(self) -> np.ndarray:
+        return self.background[:TEXT_BACKGROUND]
 
 
 # A method scores a researcher's candidates (higher first), in their order.
@@ -71,7 +80,7 @@ def researchers(data: EvaluationData, *, draws: int = DRAWS, topics: Sequence[st
             disliked = rng.sample(others, THUMBS_DOWN)
             rated = {*saved, *liked, *disliked}
             candidates = np.array([index for index in range(len(data.papers)) if index not in rated])
-            background = np.sort(rng.sample(list(candidates), min(BACKGROUND, len(candidates))))
+            background = np.array(rng.sample(list(candidates), min(EMBEDDING_BACKGROUND, len(candidates))))
             held_back = {index: grade for index, grade in topic.relevant.items() if index not in rated}
             found.append(Researcher(topic.id, draw, saved, liked, disliked, held_back, candidates, background))
     return found
@@ -156,12 +165,15 @@ def evaluate(
 ) -> Report:
     people = researchers(data, draws=draws, topics=topics)
     report = Report(len(data.papers), people)
-    for name, method in methods.items():
-        values: dict[str, list[float]] = {metric: [] for metric in METRICS}
-        for person in people:
-            for metric, value in metrics(ranked(method(data, person), person), person.held_back).items():
-                values[metric].append(value)
-        report.scores[name] = values
+    # Thousands of small solves and products: BLAS threads only contend
+    # (eight times slower on two busy cores).
+    with threadpool_limits(limits=1):
+        for name, method in methods.items():
+            values: dict[str, list[float]] = {metric: [] for metric in METRICS}
+            for person in people:
+                for metric, value in metrics(ranked(method(data, person), person), person.held_back).items():
+                    values[metric].append(value)
+            report.scores[name] = values
     return report
 
 

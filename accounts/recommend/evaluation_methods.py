@@ -75,8 +75,8 @@ def text_model_scores(data: EvaluationData, person: Researcher) -> tuple[np.ndar
     candidates and of the background."""
     features = data.features
     positives = features[person.positives]
-    model = fit(positives, np.ones(positives.shape[0]), features[person.disliked], features[person.background])
-    return model.score(features[person.candidates]), model.score(features[person.background])
+    model = fit(positives, np.ones(positives.shape[0]), features[person.disliked], features[person.text_background])
+    return model.score(features[person.candidates]), model.score(features[person.text_background])
 
 
 def linear_model(data: EvaluationData, person: Researcher) -> np.ndarray:

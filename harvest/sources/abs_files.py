@@ -1,8 +1,7 @@
 """arXiv's own per-paper metadata files (`.abs`, the source of its OAI-PMH and
 API output). No source fetches them; the bundled offline library holds some
 (a paper's current file and those of its superseded versions, `orig/<id>vN.abs`,
-so that a fresh install shows what changed between versions) and the
-recommendation evaluation reads a thousand (accounts.recommend.corpus).
+so that a fresh install shows what changed between versions).
 
 The layout, as arXiv writes it: a `\\\\` line, the id, `From:`, one `Date:` line
 per version (`Date (revised vN):` after the first, each ending with the
