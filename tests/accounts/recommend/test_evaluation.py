@@ -7,9 +7,12 @@ method holds its measured floor and beats every baseline on every metric
 from __future__ import annotations
 
 from datetime import UTC, datetime
+from io import StringIO
 
 import numpy as np
 import pytest
+from django.core.management import call_command
+from django.core.management.base import CommandError
 
 from accounts.recommend.evaluation import (
     METRICS,
@@ -100,3 +103,18 @@ def test_the_chosen_method_holds_its_floor_and_beats_every_baseline_on_every_met
         assert chosen[metric] >= FLOOR[metric], (metric, chosen[metric])
         for name in BASELINES:
             assert chosen[metric] > report.mean(name, metric), (name, metric)
+
+
+def test_the_command_prints_a_table_for_the_tuning_the_held_out_and_all_topics():
+    out = StringIO()
+    call_command("recommend", "--evaluate", "--draws", "1", stdout=out)
+    text = out.getvalue()
+    assert text.startswith("34 simulated researchers (34 topics, 1 draws each) over 1581 real papers.")
+    for heading in ("tuned on (17 topics)", "held out (17 topics)", "all (34 topics)"):
+        assert heading in text
+    assert text.count(f"| {CHOSEN} |") == 3 and text.count("| *ceiling* | 0.") == 3
+
+
+def test_the_command_refuses_no_draws():
+    with pytest.raises(CommandError, match="--draws"):
+        call_command("recommend", "--evaluate", "--draws", "0")
