@@ -1,6 +1,7 @@
 from importlib import import_module
 
 from django.apps import AppConfig
+from django.utils.translation import gettext_lazy
 
 # Each domain's reactions to signals, connected once the models are loaded.
 RECEIVERS = (
@@ -13,7 +14,7 @@ RECEIVERS = (
 
 class AccountsConfig(AppConfig):
     name = "accounts"
-    verbose_name = "Accounts"
+    verbose_name = gettext_lazy("Readers: accounts, follows, trails and records")
 
     def ready(self) -> None:
         for module in RECEIVERS:

@@ -12,6 +12,7 @@ from decimal import Decimal
 from django.conf import settings
 from django.db import models
 from django.utils import timezone
+from django.utils.translation import gettext_lazy
 
 
 class GuidedReading(models.Model):
@@ -44,6 +45,8 @@ class GuidedReading(models.Model):
     )
 
     class Meta:
+        verbose_name = gettext_lazy("AI guided reading")
+        verbose_name_plural = gettext_lazy("AI guided readings")
         constraints = [
             models.UniqueConstraint(fields=["version", "prompt_version"], name="guidedreading_once_per_prompt"),
         ]
@@ -72,6 +75,10 @@ class SummaryBatch(models.Model):
     ended_at = models.DateTimeField(null=True, blank=True)
     error = models.TextField(blank=True)
 
+    class Meta:
+        verbose_name = gettext_lazy("guided-reading batch")
+        verbose_name_plural = gettext_lazy("guided-reading batches")
+
     def __str__(self) -> str:
         return f"{self.batch_id} ({self.status})"
 
@@ -88,8 +95,8 @@ class LLMState(models.Model):
     )
 
     class Meta:
-        verbose_name = "LLM state"
-        verbose_name_plural = "LLM state"
+        verbose_name = gettext_lazy("guided-reading state")
+        verbose_name_plural = gettext_lazy("guided-reading state")
 
     def __str__(self) -> str:
         return f"paused: {self.reason}" if self.paused else "running"
@@ -103,6 +110,10 @@ class DailySpend(models.Model):
     day = models.DateField(unique=True)
     spent_usd = models.DecimalField(max_digits=12, decimal_places=6, default=Decimal("0"))
     calls = models.PositiveIntegerField(default=0)
+
+    class Meta:
+        verbose_name = gettext_lazy("daily spend")
+        verbose_name_plural = gettext_lazy("daily spending")
 
     def __str__(self) -> str:
         return f"{self.day}: ${self.spent_usd}"
@@ -149,6 +160,8 @@ class Ask(models.Model):
     created_at = models.DateTimeField(default=timezone.now)
 
     class Meta:
+        verbose_name = gettext_lazy("question to the library")
+        verbose_name_plural = gettext_lazy("questions to the library")
         indexes = [models.Index(fields=["user", "-created_at", "-id"], name="ask_user_created_idx")]
 
     def __str__(self) -> str:

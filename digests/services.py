@@ -23,6 +23,7 @@ from django.utils import timezone
 from digests import llm
 from digests.models import DailySpend, GuidedReading, LLMState
 from digests.selectors import budget_day, current_prompt_version, is_configured, pause_state
+from digests.signals import reading_stored
 from harvest.models import Version
 
 logger = logging.getLogger(__name__)
@@ -344,6 +345,8 @@ def reading_store(*, reading_id: int, content: dict, model: str, usage: Any, cos
         claimed_at=None,
         error="",
     )
+    if updated == 1:
+        transaction.on_commit(lambda: reading_stored.send(sender=GuidedReading, reading_id=reading_id))
     return updated == 1
 
 

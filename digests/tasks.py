@@ -1,12 +1,13 @@
 """Celery tasks for guided readings: thin wrappers that take plain values and
 call one service. Names start with "digests." so CELERY_TASK_ROUTES sends
-them to the "llm" queue."""
+them to the "llm" queue, but for `digests.embed_readings`, which the "embed"
+queue runs beside the papers' embeddings."""
 
 from __future__ import annotations
 
 from celery import shared_task
 
-from digests import batches, services
+from digests import batches, reading_vectors, services
 
 # A reading may wait out several retry-afters and backoffs (see services.call_messages).
 _READING_SOFT_LIMIT = 30 * 60
@@ -31,3 +32,11 @@ def collect_batches() -> str:
 @shared_task(name="digests.drain_backlog")
 def drain_backlog() -> str:
     return batches.backlog_dispatch()
+
+
+@shared_task(name="digests.embed_readings", soft_time_limit=_READING_SOFT_LIMIT, time_limit=_READING_SOFT_LIMIT + 60)
+def embed_readings(reading_ids: list[int] | None = None) -> str:
+    """Embed these readings' papers' newest readings, or the readings that wait."""
+    papers = reading_vectors.papers_of_readings(reading_ids) if reading_ids is not None else None
+    result = reading_vectors.readings_embed(paper_ids=papers)
+    return f"{result.papers} readings embedded, {result.skipped} unchanged"

@@ -89,7 +89,7 @@ class VersionInline(HarvestOwnedInline):
 
 class AuthorshipInline(HarvestOwnedInline):
     model = Authorship
-    fields = ("position", "author")
+    fields = ("position", "author", "affiliation")
     readonly_fields = fields
     ordering = ("position",)
 

@@ -30,6 +30,7 @@ def paper_as_dict(paper: Paper) -> dict:
         "title": paper.title,
         "abstract": paper.abstract,
         "authors": paper.authors,
+        "affiliations": paper.author_affiliations,
         "categories": paper.categories,
         "published": _iso(paper.published),
         "updated": _iso(paper.updated),

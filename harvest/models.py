@@ -12,8 +12,10 @@ from __future__ import annotations
 import re
 
 from django.db import models
+from django.db.models import Value
 from django.db.models.functions import Upper
 from django.utils import timezone
+from django.utils.translation import gettext_lazy
 
 
 class Paper(models.Model):
@@ -21,6 +23,14 @@ class Paper(models.Model):
     title = models.TextField()
     abstract = models.TextField(blank=True)
     authors = models.JSONField(default=list, help_text="author names in order")
+    # Beside the names, not in them: an author row is a person, whatever
+    # their affiliation on one paper (Authorship.affiliation, derived).
+    affiliations = models.JSONField(
+        default=list,
+        db_default=Value([], output_field=models.JSONField()),
+        blank=True,
+        help_text='each author\'s affiliation in the order of `authors` ("" where none), or [] when none is known',
+    )
     categories = models.JSONField(default=list, help_text="category codes, primary first")
     primary_category = models.CharField(max_length=32, blank=True)
     comments = models.TextField(blank=True)
@@ -42,6 +52,8 @@ class Paper(models.Model):
     )
 
     class Meta:
+        verbose_name = gettext_lazy("paper")
+        verbose_name_plural = gettext_lazy("papers")
         # The orders by `updated` and `published` (NULLS LAST) have their
         # indexes in migration 0003; every index here is paid on each insert.
         indexes = [
@@ -55,6 +67,19 @@ class Paper(models.Model):
     @property
     def has_revisions(self) -> bool:
         return self.version_count > 1
+
+    @property
+    def author_affiliations(self) -> list[str]:
+        """One affiliation per author, in order ("" where none is known)."""
+        affiliations = self.affiliations or []
+        if len(affiliations) != len(self.authors):
+            return [""] * len(self.authors)
+        return list(affiliations)
+
+    @property
+    def credited_authors(self) -> list[tuple[str, str]]:
+        """(name, affiliation) of each author, in order."""
+        return list(zip(self.authors, self.author_affiliations, strict=True))
 
     @property
     def abs_url(self) -> str:
@@ -92,6 +117,8 @@ class Version(models.Model):
     announced = models.DateField(null=True, blank=True, help_text="day arXiv's announcement feed listed it")
 
     class Meta:
+        verbose_name = gettext_lazy("version")
+        verbose_name_plural = gettext_lazy("versions")
         constraints = [
             models.UniqueConstraint(fields=["paper", "number"], name="version_unique_per_paper"),
             models.CheckConstraint(condition=models.Q(number__gte=1), name="version_number_positive"),
@@ -115,6 +142,8 @@ class Author(models.Model):
     name = models.CharField(max_length=512)
 
     class Meta:
+        verbose_name = gettext_lazy("author")
+        verbose_name_plural = gettext_lazy("authors")
         # One index serves both lookups of a name and keeps names unique:
         # exact (the upsert: UPPER(name) and name) and case-insensitive (the
         # author filter: its UPPER(name) prefix). Each index an author has is
@@ -139,8 +168,12 @@ class Authorship(models.Model):
         Author, on_delete=models.CASCADE, related_name="authorships", db_index=False, db_constraint=False
     )
     position = models.PositiveSmallIntegerField()
+    # As the paper's source gave it ("; " between several), "" where it gave none.
+    affiliation = models.TextField(blank=True, default="", db_default="")
 
     class Meta:
+        verbose_name = gettext_lazy("authorship")
+        verbose_name_plural = gettext_lazy("authorships")
         constraints = [
             models.UniqueConstraint(fields=["paper", "position"], name="authorship_unique_position"),
         ]
@@ -160,6 +193,8 @@ class PaperCategory(models.Model):
     is_primary = models.BooleanField(default=False)
 
     class Meta:
+        verbose_name = gettext_lazy("paper category")
+        verbose_name_plural = gettext_lazy("paper categories")
         constraints = [
             models.UniqueConstraint(fields=["paper", "category"], name="papercategory_unique"),
         ]
@@ -179,6 +214,10 @@ class Source(models.Model):
     checkpoint = models.JSONField(default=dict, blank=True)
     lease_owner = models.CharField(max_length=255, blank=True)
     lease_expires_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        verbose_name = gettext_lazy("source")
+        verbose_name_plural = gettext_lazy("sources")
 
     def __str__(self) -> str:
         return self.name
@@ -210,6 +249,8 @@ class HarvestRun(models.Model):
     )
 
     class Meta:
+        verbose_name = gettext_lazy("harvest run")
+        verbose_name_plural = gettext_lazy("harvest runs")
         indexes = [
             models.Index(fields=["source", "-started_at"], name="harvestrun_source_started_idx"),
             models.Index(fields=["-finished_at"], name="harvestrun_finished_idx"),
@@ -274,6 +315,8 @@ class CommunityPick(models.Model):
     last_seen_at = models.DateTimeField(default=timezone.now)
 
     class Meta:
+        verbose_name = gettext_lazy("community pick")
+        verbose_name_plural = gettext_lazy("community picks")
         constraints = [models.UniqueConstraint(fields=["paper", "source"], name="communitypick_unique")]
         indexes = [models.Index(fields=["-first_seen_at"], name="communitypick_seen_idx")]
 
@@ -293,6 +336,8 @@ class Announcement(models.Model):
     )
 
     class Meta:
+        verbose_name = gettext_lazy("arXiv announcement")
+        verbose_name_plural = gettext_lazy("arXiv announcements")
         constraints = [models.UniqueConstraint(fields=["feed", "announced_on"], name="announcement_unique_day")]
         indexes = [models.Index(fields=["-announced_on"], name="announcement_day_idx")]
 
@@ -316,6 +361,8 @@ class AnnouncementItem(models.Model):
     announce_type = models.CharField(max_length=16, choices=Type.choices)
 
     class Meta:
+        verbose_name = gettext_lazy("announcement item")
+        verbose_name_plural = gettext_lazy("announcement items")
         constraints = [
             models.UniqueConstraint(fields=["announcement", "arxiv_id"], name="announcementitem_unique"),
         ]
@@ -340,8 +387,34 @@ class PaperEmbedding(models.Model):
     embedded_at = models.DateTimeField(default=timezone.now)
 
     class Meta:
+        verbose_name = gettext_lazy("paper embedding")
+        verbose_name_plural = gettext_lazy("paper embeddings")
         # The index's incremental reads: what was embedded after its watermark.
         indexes = [models.Index(fields=["model", "embedded_at", "paper"], name="embedding_model_time_idx")]
 
     def __str__(self) -> str:
         return f"{self.paper_id} by {self.model}"
+
+
+class ReadingEmbedding(models.Model):
+    """The embedding of a paper's Chinese guided reading (its takeaway, problem
+    and method, written by the digests app), by the same model and in the same
+    form as PaperEmbedding. The semantic search ranks the papers by these
+    beside their own vectors, so a Chinese query meets Chinese text where a
+    reading exists (docs/search.md)."""
+
+    paper = models.OneToOneField(
+        Paper, on_delete=models.CASCADE, primary_key=True, related_name="reading_embedding", db_constraint=False
+    )
+    model = models.CharField(max_length=128)
+    vector = models.BinaryField()
+    text_hash = models.CharField(max_length=16)
+    embedded_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        verbose_name = gettext_lazy("guided reading embedding")
+        verbose_name_plural = gettext_lazy("guided reading embeddings")
+        indexes = [models.Index(fields=["model", "embedded_at", "paper"], name="reading_embedding_time_idx")]
+
+    def __str__(self) -> str:
+        return f"reading of {self.paper_id} by {self.model}"

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, date, datetime
 from email.utils import parsedate_to_datetime
 
+from harvest.author_strings import AFFILIATION_SEPARATOR, parse_authors
 from harvest.text_repair import readable
 
 _OLD_STYLE_ID = re.compile(r"^[a-z][a-z\-]*(\.[A-Z]{2})?/\d{7}$")
@@ -16,8 +17,6 @@ _VERSION_SUFFIX = re.compile(r"v(\d+)$")
 _WHITESPACE = re.compile(r"\s+")
 _WRAPPED_LINE = re.compile(r"\n(?![ \t\n])")
 _PARAGRAPH_BREAK = re.compile(r"\s*\n\s*")
-_PARENTHESES = re.compile(r"\([^()]*\)")
-_AUTHOR_SEPARATOR = re.compile(r",\s*(?:and\s+)?|\s+and\s+|;\s*")
 
 
 @dataclass(slots=True)
@@ -37,7 +36,9 @@ class VersionRecord:
 @dataclass(slots=True)
 class PaperRecord:
     """What one source says about one paper: the latest version's metadata and
-    every version the source knows of."""
+    every version the source knows of. `affiliations`: each author's, in the
+    order of `authors` ("" where the source gives none), or [] when the
+    source gives none at all."""
 
     arxiv_id: str
     title: str
@@ -52,11 +53,13 @@ class PaperRecord:
     versions: list[VersionRecord] = field(default_factory=list)
     published: datetime | None = None
     updated: datetime | None = None
+    affiliations: list[str] = field(default_factory=list)
 
     def __reduce__(self):  # see VersionRecord.__reduce__
         return PaperRecord, (
             self.arxiv_id, self.title, self.abstract, self.authors, self.categories, self.comments,
             self.journal_ref, self.doi, self.license, self.submitter, self.versions, self.published, self.updated,
+            self.affiliations,
         )  # fmt: skip
 
     @property
@@ -101,6 +104,10 @@ def checked(record: PaperRecord) -> PaperRecord:
                 f"{record.arxiv_id}: an author name of {len(name)} characters "
                 f"(at most {MAX_AUTHOR_NAME}): {name[:80]!r}..."
             )
+    if record.affiliations and len(record.affiliations) != len(record.authors):
+        raise MalformedRecord(
+            f"{record.arxiv_id}: {len(record.affiliations)} affiliations for {len(record.authors)} authors"
+        )
     for code in record.categories:
         if len(code) > MAX_CATEGORY:
             raise MalformedRecord(f"{record.arxiv_id}: a category code of {len(code)} characters: {code[:80]!r}...")
@@ -144,18 +151,19 @@ def clean_abstract(text: str | None) -> str:
 
 
 def split_authors(text: str | None) -> list[str]:
-    """arXiv's author string ("A, B, and C (Univ)") as a list of names, with
-    affiliations in parentheses dropped."""
-    if not text:
+    """arXiv's author string ("A, B, and C (Univ)") as a list of names, the
+    affiliations left out (harvest/author_strings.py keeps them)."""
+    return parse_authors(text)[0]
+
+
+def author_affiliations(authors: list[str], affiliations: list[list[str]]) -> list[str]:
+    """One affiliation text per author from a source that gives each author
+    a list of them (the arXiv API, the snapshot's `authors_parsed`); []
+    when no author has one or the lists do not match the authors."""
+    texts = [AFFILIATION_SEPARATOR.join(dict.fromkeys(filter(None, map(clean_line, found)))) for found in affiliations]
+    if len(texts) != len(authors) or not any(texts):
         return []
-    flat = clean_line(text)
-    while "(" in flat:
-        stripped = _PARENTHESES.sub("", flat)
-        if stripped == flat:
-            break
-        flat = stripped
-    names = (name.strip() for name in _AUTHOR_SEPARATOR.split(flat))
-    return [name for name in names if name and name.lower() != "and"]
+    return texts
 
 
 def parse_arxiv_date(text: str | None) -> datetime | None:

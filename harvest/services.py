@@ -129,11 +129,11 @@ def plan_upsert(
         plan.filled_versions.extend(filled)
         dated = _fill_version_dates(have, record) if have else ()
         plan.dated_versions.extend(dated)
-        old_links = (paper.authors, paper.categories)
+        old_links = (paper.authors, paper.affiliations, paper.categories)
         changed = _apply_record(paper, record, have, fresh, ai_categories)
         if changed:
             plan.changed_papers.append(paper)
-            if (paper.authors, paper.categories) != old_links:
+            if (paper.authors, paper.affiliations, paper.categories) != old_links:
                 plan.relinks.append(paper)
         if fresh:
             result.new_versions += len(fresh)
@@ -227,6 +227,7 @@ def _new_paper(record: PaperRecord, now: datetime, ai_categories: frozenset[str]
         record.title,
         record.abstract,
         record.authors,
+        record.affiliations,
         categories,
         categories[0] if categories else "",
         record.comments,
@@ -258,7 +259,8 @@ def _apply_record(
     if record.latest_version >= paper.latest_version:
         paper.title = record.title or paper.title
         paper.abstract = record.abstract or paper.abstract
-        paper.authors = record.authors or paper.authors
+        if record.authors:
+            paper.authors, paper.affiliations = record.authors, record.affiliations
         if record.categories:
             paper.categories = record.categories
             paper.primary_category = record.categories[0]

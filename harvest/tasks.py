@@ -11,7 +11,7 @@ from django.conf import settings
 from harvest.embeddings.encoders import get_encoder
 from harvest.embeddings.index import build_index
 from harvest.embeddings.services import embed_papers
-from harvest.models import HarvestRun, Source, Version
+from harvest.models import HarvestRun, ReadingEmbedding, Source, Version
 from harvest.runs import harvest_source
 from harvest.search_index import index_pending_papers
 from harvest.signals import versions_embedded
@@ -94,6 +94,7 @@ def embed_papers_task(version_ids: list[int] | None = None) -> str:
         versions_embedded.send(sender=embed_papers_task, version_ids=list(version_ids))
     backlog = embed_papers(limit=settings.PAPERTRAIL_EMBED_BATCH, encoder=encoder)
     size = build_index(model=encoder.name, dimension=encoder.dimension)
+    build_index(model=encoder.name, dimension=encoder.dimension, table=ReadingEmbedding)
     folded = f", index rebuilt with {size} papers" if size >= 0 else ""
     return (
         f"{page.papers} papers of the page and {backlog.papers} of the backlog embedded ({backlog.rate:.1f}/s){folded}"

@@ -10,6 +10,7 @@ import secrets
 from django.conf import settings
 from django.db import models
 from django.utils import timezone
+from django.utils.translation import gettext_lazy
 
 from accounts.follows.models import Follow
 from accounts.trail.models import TrailItem
@@ -48,7 +49,8 @@ class AlertSettings(models.Model):
     failing_reason = models.TextField(blank=True)
 
     class Meta:
-        verbose_name_plural = "alert settings"
+        verbose_name = gettext_lazy("alert settings")
+        verbose_name_plural = gettext_lazy("alert settings")
 
     def __str__(self) -> str:
         return f"alert settings of {self.user_id}"
@@ -91,6 +93,8 @@ class AlertMail(models.Model):
     error = models.TextField(blank=True)
 
     class Meta:
+        verbose_name = gettext_lazy("alert email")
+        verbose_name_plural = gettext_lazy("alert emails")
         constraints = [
             models.UniqueConstraint(fields=["user", "frequency", "period"], name="alertmail_once_per_period"),
         ]
@@ -117,6 +121,8 @@ class AlertMailItem(models.Model):
     follow_ids = models.JSONField(default=list, help_text="the daily or weekly follows that matched it")
 
     class Meta:
+        verbose_name = gettext_lazy("alert email item")
+        verbose_name_plural = gettext_lazy("alert email items")
         constraints = [
             models.UniqueConstraint(fields=["user", "paper", "version_number"], name="alertmailitem_once"),
         ]
@@ -136,6 +142,8 @@ class AlertUnsubscribe(models.Model):
     created_at = models.DateTimeField(default=timezone.now)
 
     class Meta:
+        verbose_name = gettext_lazy("alert unsubscription")
+        verbose_name_plural = gettext_lazy("alert unsubscriptions")
         indexes = [models.Index(fields=["user"], name="alertunsubscribe_user_idx")]
 
     def __str__(self) -> str:

@@ -1,6 +1,7 @@
 from django.conf import settings
 from django.db import models
 from django.utils import timezone
+from django.utils.translation import gettext_lazy, pgettext_lazy
 
 
 class Follow(models.Model):
@@ -36,6 +37,8 @@ class Follow(models.Model):
     updated_at = models.DateTimeField(default=timezone.now)
 
     class Meta:
+        verbose_name = gettext_lazy("follow")
+        verbose_name_plural = pgettext_lazy("model name", "follows")  # plain "follows" is the count word of "3 follows"
         # (user, id) serves the user's list and the matcher's stream in user order.
         indexes = [models.Index(fields=["user", "id"], name="follow_user_idx")]
 
@@ -60,6 +63,8 @@ class Exclusion(models.Model):
     created_at = models.DateTimeField(default=timezone.now)
 
     class Meta:
+        verbose_name = gettext_lazy("exclusion")
+        verbose_name_plural = gettext_lazy("exclusions")
         constraints = [models.UniqueConstraint(fields=["user", "kind", "value"], name="exclusion_unique")]
 
     def __str__(self) -> str:

@@ -60,6 +60,8 @@ class ApiToken(models.Model):
     revoked_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
+        verbose_name = gettext_lazy("API token")
+        verbose_name_plural = gettext_lazy("API tokens")
         ordering = ["-created_at", "-id"]
         indexes = [models.Index(fields=["user", "-created_at"], name="apitoken_user_created_idx")]
 

@@ -1,6 +1,7 @@
 from django.conf import settings
 from django.db import models
 from django.utils import timezone
+from django.utils.translation import gettext_lazy
 
 
 class RecommenderProfile(models.Model):
@@ -10,6 +11,10 @@ class RecommenderProfile(models.Model):
     user = models.OneToOneField(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="recommender")
     per_tag = models.BooleanField(default=False, help_text="also train a model for each tag with enough saves")
     trained_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        verbose_name = gettext_lazy("recommender profile")
+        verbose_name_plural = gettext_lazy("recommender profiles")
 
     def __str__(self) -> str:
         return f"recommender of {self.user_id}"
@@ -30,6 +35,8 @@ class RecommenderModel(models.Model):
     neighbours = models.BinaryField()
 
     class Meta:
+        verbose_name = gettext_lazy("recommender model")
+        verbose_name_plural = gettext_lazy("recommender models")
         constraints = [
             models.UniqueConstraint(fields=["user"], condition=models.Q(tag__isnull=True), name="recmodel_user_unique"),
             models.UniqueConstraint(fields=["user", "tag"], name="recmodel_user_tag_unique"),
@@ -55,6 +62,8 @@ class Recommendation(models.Model):
     seen_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
+        verbose_name = gettext_lazy("recommendation")
+        verbose_name_plural = gettext_lazy("recommendations")
         constraints = [
             models.UniqueConstraint(
                 fields=["user", "paper"], condition=models.Q(tag__isnull=True), name="recommendation_user_paper_unique"
@@ -84,6 +93,8 @@ class NotInterested(models.Model):
     created_at = models.DateTimeField(default=timezone.now)
 
     class Meta:
+        verbose_name = gettext_lazy("“not interested” mark")
+        verbose_name_plural = gettext_lazy("“not interested” marks")
         constraints = [models.UniqueConstraint(fields=["user", "paper"], name="notinterested_user_paper_unique")]
 
     def __str__(self) -> str:

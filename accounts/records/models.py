@@ -3,6 +3,7 @@ from django.contrib.postgres.search import SearchVectorField
 from django.db import models
 from django.db.models.functions import Lower
 from django.utils import timezone
+from django.utils.translation import gettext_lazy
 
 
 class Tag(models.Model):
@@ -14,6 +15,8 @@ class Tag(models.Model):
     created_at = models.DateTimeField(default=timezone.now)
 
     class Meta:
+        verbose_name = gettext_lazy("tag")
+        verbose_name_plural = gettext_lazy("tags")
         ordering = ["name", "id"]
         constraints = [models.UniqueConstraint("user", Lower("name"), name="tag_user_name_unique")]
 
@@ -53,6 +56,8 @@ class Record(models.Model):
     paper_latest_version = models.PositiveSmallIntegerField(default=1)
 
     class Meta:
+        verbose_name = gettext_lazy("saved paper")
+        verbose_name_plural = gettext_lazy("saved papers")
         constraints = [models.UniqueConstraint(fields=["user", "paper"], name="record_user_paper_unique")]
         indexes = [
             models.Index(fields=["user", "-saved_at", "-id"], name="record_user_saved_idx"),
@@ -74,6 +79,8 @@ class RecordTag(models.Model):
     user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+", db_index=False)
 
     class Meta:
+        verbose_name = gettext_lazy("saved paper's tag")
+        verbose_name_plural = gettext_lazy("saved papers' tags")
         constraints = [models.UniqueConstraint(fields=["record", "tag"], name="recordtag_unique")]
         indexes = [
             models.Index(fields=["tag", "record"], name="recordtag_tag_idx"),
@@ -92,6 +99,10 @@ class RecordSearch(models.Model):
 
     record = models.OneToOneField(Record, on_delete=models.CASCADE, primary_key=True, related_name="search")
     vector = SearchVectorField(null=True)
+
+    class Meta:
+        verbose_name = gettext_lazy("saved paper's search vector")
+        verbose_name_plural = gettext_lazy("saved papers' search vectors")
 
     def __str__(self) -> str:
         return f"search of record {self.record_id}"

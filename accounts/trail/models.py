@@ -1,6 +1,7 @@
 from django.conf import settings
 from django.db import models
 from django.utils import timezone
+from django.utils.translation import gettext_lazy
 
 from accounts.follows.models import Follow
 
@@ -35,6 +36,8 @@ class TrailItem(models.Model):
     created_at = models.DateTimeField(default=timezone.now)
 
     class Meta:
+        verbose_name = gettext_lazy("trail card")
+        verbose_name_plural = gettext_lazy("trail cards")
         constraints = [models.UniqueConstraint(fields=["user", "paper"], name="trailitem_user_paper_unique")]
         # Each trail view is one ordered range of one of these; the unread
         # one is also the total unread count's index-only scan.
@@ -86,6 +89,8 @@ class TrailMatch(models.Model):
     created_at = models.DateTimeField(default=timezone.now)
 
     class Meta:
+        verbose_name = gettext_lazy("trail match")
+        verbose_name_plural = gettext_lazy("trail matches")
         constraints = [models.UniqueConstraint(fields=["item", "follow"], name="trailmatch_item_follow_unique")]
         indexes = [
             models.Index(fields=["follow", "-event_at", "-item"], name="trailmatch_follow_event_idx"),
@@ -124,6 +129,8 @@ class DefinitionMatch(models.Model):
     created_at = models.DateTimeField(default=timezone.now)
 
     class Meta:
+        verbose_name = gettext_lazy("follow definition match")
+        verbose_name_plural = gettext_lazy("follow definition matches")
         indexes = [
             models.Index(fields=["definition", "id"], name="definitionmatch_def_idx"),
             models.Index(fields=["created_at"], name="definitionmatch_created_idx"),

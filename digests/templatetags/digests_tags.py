@@ -84,4 +84,4 @@ def beijing(value: datetime | None) -> str:
     local = value.astimezone(zone).strftime("%Y-%m-%d %H:%M")
     if not reader_zone_is_default():
         return f"{local} ({zone.key})"
-    return local + (" (北京时间)" if _language() == "zh" else " (Beijing time)")
+    return local + ("（北京时间）" if _language() == "zh" else " (Beijing time)")

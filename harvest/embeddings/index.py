@@ -11,6 +11,8 @@ Two parts, read together by every search:
   database into each process (a few thousand rows between two builds) and
   scored exactly. A library without a base (a small one, a test) is all delta.
 A paper re-embedded after the watermark is scored by its delta vector only.
+Each table of vectors keyed by paper has an index of its own: the papers'
+(PaperEmbedding) and their Chinese guided readings' (ReadingEmbedding).
 docs/scaling.md says how this grows and where pgvector would take over.
 """
 
@@ -31,7 +33,9 @@ from django.db.models import Q
 from usearch.index import Index
 
 from harvest.embeddings.services import from_bytes
-from harvest.models import PaperEmbedding
+from harvest.models import PaperEmbedding, ReadingEmbedding
+
+VectorTable = type[PaperEmbedding] | type[ReadingEmbedding]
 
 REBUILD_AT = 50_000  # delta rows past which the embedding task folds them into the base
 _READ_CHUNK = 5000
@@ -47,6 +51,12 @@ def index_directory() -> Path:
 def model_slug(model: str) -> str:
     """A model name as a file name."""
     return re.sub(r"[^A-Za-z0-9_.-]", "_", model)
+
+
+def file_stem(model: str, table: VectorTable = PaperEmbedding) -> str:
+    """The index files' name: the model's, and the table's unless it is the papers' own."""
+    suffix = "" if table is PaperEmbedding else "-readings"
+    return f"{model_slug(model)}{suffix}"
 
 
 @dataclass
@@ -77,14 +87,17 @@ class _Delta:
 
 
 class VectorIndex:
-    """The base and the delta of one model's embeddings."""
+    """The base and the delta of one model's embeddings in one table."""
 
-    def __init__(self, model: str, dimension: int, directory: Path | None = None) -> None:
+    def __init__(
+        self, model: str, dimension: int, directory: Path | None = None, *, table: VectorTable = PaperEmbedding
+    ) -> None:
         self.model = model
         self.dimension = dimension
+        self.table = table
         self.directory = directory or index_directory()
-        self.path = self.directory / f"{model_slug(model)}.usearch"
-        self.manifest_path = self.directory / f"{model_slug(model)}.json"
+        self.path = self.directory / f"{file_stem(model, table)}.usearch"
+        self.manifest_path = self.directory / f"{file_stem(model, table)}.json"
         self._base: Index | None = None
         self._base_stamp: float | None = None
         self._base_mark = Watermark()
@@ -142,7 +155,7 @@ class VectorIndex:
         # embedding task has just stored.
         delta = self._delta
         rows = list(
-            PaperEmbedding.objects.filter(delta.mark.after(), model=self.model)
+            self.table.objects.filter(delta.mark.after(), model=self.model)
             .order_by("embedded_at", "paper_id")
             .values_list("paper_id", "vector", "embedded_at")
         )
@@ -169,12 +182,14 @@ def vector_of(paper_id: int, *, model: str, dimension: int) -> np.ndarray | None
     return None if data is None else from_bytes(data, dimension)
 
 
-def vectors_of(papers, *, model: str, dimension: int, limit: int | None = None) -> tuple[list[int], np.ndarray]:
+def vectors_of(
+    papers, *, model: str, dimension: int, limit: int | None = None, table: VectorTable = PaperEmbedding
+) -> tuple[list[int], np.ndarray]:
     """The stored vectors of these papers (ids, or a queryset of papers read
     in the same statement), those that have one, at most `limit`."""
     ids: list[int] = []
     vectors: list[np.ndarray] = []
-    rows = PaperEmbedding.objects.filter(paper_id__in=papers, model=model).order_by()
+    rows = table.objects.filter(paper_id__in=papers, model=model).order_by()
     if limit is not None:
         rows = rows[:limit]
     for paper_id, data in rows.values_list("paper_id", "vector").iterator(chunk_size=_READ_CHUNK):
@@ -184,29 +199,36 @@ def vectors_of(papers, *, model: str, dimension: int, limit: int | None = None) 
 
 
 # --- writing (the embedding task and the command) -------------------------------------
-def pending_delta(*, model: str, directory: Path | None = None) -> int:
+def pending_delta(*, model: str, directory: Path | None = None, table: VectorTable = PaperEmbedding) -> int:
     """Embeddings stored after the base's watermark."""
-    mark = _manifest_mark(model, directory or index_directory())
-    return PaperEmbedding.objects.filter(mark.after(), model=model).count()
+    mark = _manifest_mark(model, directory or index_directory(), table)
+    return table.objects.filter(mark.after(), model=model).count()
 
 
-def build_index(*, model: str, dimension: int, directory: Path | None = None, force: bool = False) -> int:
+def build_index(
+    *,
+    model: str,
+    dimension: int,
+    directory: Path | None = None,
+    force: bool = False,
+    table: VectorTable = PaperEmbedding,
+) -> int:
     """Fold the delta into the base once it is large (or always, `force`):
     the base is loaded, the delta's papers replaced, and the file swapped
     atomically; readers pick it up by its manifest. Returns the base's size,
     or -1 when nothing was rebuilt."""
     directory = directory or index_directory()
     directory.mkdir(parents=True, exist_ok=True)
-    path = directory / f"{model_slug(model)}.usearch"
-    manifest_path = directory / f"{model_slug(model)}.json"
-    mark = _manifest_mark(model, directory)
+    path = directory / f"{file_stem(model, table)}.usearch"
+    manifest_path = directory / f"{file_stem(model, table)}.json"
+    mark = _manifest_mark(model, directory, table)
     if mark.at is None or not path.exists():
         base, mark = Index(ndim=dimension, metric="cos", dtype="i8"), Watermark()
     else:
-        if not force and PaperEmbedding.objects.filter(mark.after(), model=model).count() < REBUILD_AT:
+        if not force and table.objects.filter(mark.after(), model=model).count() < REBUILD_AT:
             return -1
         base = Index.restore(str(path))
-    rows = PaperEmbedding.objects.filter(mark.after(), model=model).order_by("embedded_at", "paper_id")
+    rows = table.objects.filter(mark.after(), model=model).order_by("embedded_at", "paper_id")
     batch_ids: list[int] = []
     batch: list[np.ndarray] = []
     last = mark
@@ -237,8 +259,8 @@ def _add(base: Index, ids: list[int], vectors: list[np.ndarray]) -> None:
     base.add(np.asarray(ids, dtype=np.uint64), np.vstack(vectors).astype(np.float32))
 
 
-def _manifest_mark(model: str, directory: Path) -> Watermark:
-    manifest_path = directory / f"{model_slug(model)}.json"
+def _manifest_mark(model: str, directory: Path, table: VectorTable = PaperEmbedding) -> Watermark:
+    manifest_path = directory / f"{file_stem(model, table)}.json"
     try:
         manifest = json.loads(manifest_path.read_text())
     except FileNotFoundError:

@@ -15,7 +15,7 @@ import numpy as np
 
 from harvest.embeddings.index import model_slug
 from harvest.embeddings.services import from_bytes
-from harvest.models import PaperEmbedding
+from harvest.models import PaperEmbedding, ReadingEmbedding
 
 REFERENCE_PAPERS = 2000
 REFERENCE_MIN = 500
@@ -46,14 +46,15 @@ class ReferenceStatistics:
         return float(self.mean @ vector), max(variance, 1e-12) ** 0.5
 
 
-def reference_statistics(*, model: str, dimension: int) -> ReferenceStatistics:
-    rows = (
-        PaperEmbedding.objects.filter(model=model)
-        .order_by("-paper_id")
-        .values_list("vector", flat=True)[:REFERENCE_PAPERS]
-    )
+def reference_statistics(
+    *, model: str, dimension: int, table: type[PaperEmbedding] | type[ReadingEmbedding] = PaperEmbedding
+) -> ReferenceStatistics:
+    """The newest embeddings of `table` (the papers' by default); for papers
+    the shipped statistics while the library has fewer than REFERENCE_MIN.
+    Readings have none shipped: their statistics are of what exists."""
+    rows = table.objects.filter(model=model).order_by("-paper_id").values_list("vector", flat=True)[:REFERENCE_PAPERS]
     vectors = [from_bytes(data, dimension) for data in rows]
-    if len(vectors) < REFERENCE_MIN:
+    if len(vectors) < REFERENCE_MIN and table is PaperEmbedding:
         shipped = SHIPPED / f"{model_slug(model)}.npz"
         if shipped.exists():
             with np.load(shipped) as data:

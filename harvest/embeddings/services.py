@@ -17,7 +17,7 @@ from django.utils import timezone
 
 from harvest.embeddings.encoders import Encoder, get_encoder
 from harvest.embeddings.passages import passage_text, text_hash
-from harvest.models import Paper, PaperEmbedding
+from harvest.models import Paper, PaperEmbedding, ReadingEmbedding
 
 logger = logging.getLogger(__name__)
 CHUNK = 32  # passages a model call; larger gains nothing on two cores
@@ -77,13 +77,33 @@ def embed_papers(
     return result
 
 
-def _store(batch: list[tuple[int, str]], encoder: Encoder, result: EmbedResult) -> None:
+def embed_readings(*, texts: dict[int, str], encoder: Encoder | None = None) -> EmbedResult:
+    """Embed the Chinese guided readings' texts, by paper id (the digests app
+    gives them; an empty text removes the paper's reading vector)."""
+    encoder = encoder or get_encoder()
+    result = EmbedResult()
+    started = time.monotonic()
+    gone = [paper_id for paper_id, text in texts.items() if not text.strip()]
+    if gone:
+        ReadingEmbedding.objects.filter(paper_id__in=gone).delete()
+    batch = [(paper_id, " ".join(text.split())) for paper_id, text in texts.items() if text.strip()]
+    for start in range(0, len(batch), CHUNK):
+        _store(batch[start : start + CHUNK], encoder, result, table=ReadingEmbedding)
+    result.seconds = time.monotonic() - started
+    return result
+
+
+def _store(
+    batch: list[tuple[int, str]],
+    encoder: Encoder,
+    result: EmbedResult,
+    *,
+    table: type[PaperEmbedding] | type[ReadingEmbedding] = PaperEmbedding,
+) -> None:
     if not batch:
         return
     hashes = {paper_id: text_hash(text) for paper_id, text in batch}
-    current = dict(
-        PaperEmbedding.objects.filter(paper_id__in=hashes, model=encoder.name).values_list("paper_id", "text_hash")
-    )
+    current = dict(table.objects.filter(paper_id__in=hashes, model=encoder.name).values_list("paper_id", "text_hash"))
     todo = [(paper_id, text) for paper_id, text in batch if current.get(paper_id) != hashes[paper_id]]
     result.skipped += len(batch) - len(todo)
     if not todo:
@@ -91,7 +111,7 @@ def _store(batch: list[tuple[int, str]], encoder: Encoder, result: EmbedResult) 
     vectors = encoder.embed_passages([text for _, text in todo])
     now = timezone.now()
     rows = [
-        PaperEmbedding(
+        table(
             paper_id=paper_id,
             model=encoder.name,
             vector=to_bytes(vector),
@@ -100,7 +120,7 @@ def _store(batch: list[tuple[int, str]], encoder: Encoder, result: EmbedResult) 
         )
         for (paper_id, _), vector in zip(todo, vectors, strict=True)
     ]
-    PaperEmbedding.objects.bulk_create(
+    table.objects.bulk_create(
         rows,
         update_conflicts=True,
         unique_fields=["paper"],

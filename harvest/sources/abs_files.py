@@ -1,8 +1,7 @@
 """arXiv's own per-paper metadata files (`.abs`, the source of its OAI-PMH and
 API output). No source fetches them; the bundled offline library holds some
 (a paper's current file and those of its superseded versions, `orig/<id>vN.abs`,
-so that a fresh install shows what changed between versions) and the
-recommendation evaluation reads a thousand (accounts.recommend.corpus).
+so that a fresh install shows what changed between versions).
 
 The layout, as arXiv writes it: a `\\\\` line, the id, `From:`, one `Date:` line
 per version (`Date (revised vN):` after the first, each ending with the
@@ -15,6 +14,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from harvest.author_strings import parse_authors
 from harvest.records import (
     MalformedRecord,
     PaperRecord,
@@ -24,7 +24,6 @@ from harvest.records import (
     clean_line,
     parse_arxiv_date,
     split_arxiv_id,
-    split_authors,
 )
 
 _DATE = re.compile(r"^Date(?: \(revised v(\d+)\))?:\s*(.+?)\s*\(([^)]*)\)\s*$")
@@ -62,12 +61,14 @@ def parse_abs(text: str) -> PaperRecord:
     title = clean_line(fields.get("Title"))
     if not title or not versions:
         raise MalformedRecord(f"{arxiv_id}: no title or no version dates")
+    authors, affiliations = parse_authors(fields.get("Authors"))
     return checked(
         PaperRecord(
             arxiv_id=arxiv_id,
             title=title,
             abstract=clean_abstract(abstract),
-            authors=split_authors(fields.get("Authors")),
+            authors=authors,
+            affiliations=affiliations,
             categories=list(dict.fromkeys((fields.get("Categories") or "").split())),
             comments=clean_line(fields.get("Comments")),
             journal_ref=clean_line(fields.get("Journal-ref")),

@@ -32,6 +32,7 @@ from harvest.records import (
     MalformedRecord,
     PaperRecord,
     VersionRecord,
+    author_affiliations,
     checked,
     clean_abstract,
     clean_line,
@@ -76,11 +77,14 @@ def record_from_result(result: arxiv.Result) -> PaperRecord:
     version = VersionRecord(number=latest, submitted=result.published if latest == 1 else result.updated)
     categories = [result.primary_category] if result.primary_category else []
     categories.extend(c for c in result.categories if c not in categories)
+    named = [author for author in result.authors if author.name.strip()]
+    authors = [clean_name(author.name) for author in named]
     record = PaperRecord(
         arxiv_id=arxiv_id,
         title=title,
         abstract=clean_abstract(result.summary),
-        authors=[clean_name(author.name) for author in result.authors if author.name.strip()],
+        authors=authors,
+        affiliations=author_affiliations(authors, [list(author.affiliation or ()) for author in named]),
         categories=categories,
         comments=clean_line(result.comment),
         journal_ref=clean_line(result.journal_ref),

@@ -27,6 +27,7 @@ from zoneinfo import ZoneInfo
 from django.conf import settings
 from lxml import etree
 
+from harvest.author_strings import parse_authors
 from harvest.models import Paper
 from harvest.records import (
     FeedAnnouncement,
@@ -39,7 +40,6 @@ from harvest.records import (
     clean_line,
     clean_title,
     split_arxiv_id,
-    split_authors,
 )
 from harvest.sources.arxiv_api import lookup_ids, make_client
 from harvest.sources.base import Page, SourceClient, Window
@@ -120,11 +120,13 @@ def _read_item(element: etree._Element, *, atom: bool, parsed: ParsedFeed) -> No
         categories = [c.get("term", "").strip() for c in element.iterfind(f"{ATOM}category")]
     else:
         categories = [_text(c) for c in element.iterfind("category")]
+    authors, affiliations = parse_authors(element.findtext(f"{DC}creator"))
     record = PaperRecord(
         arxiv_id=arxiv_id,
         title=title,
         abstract=_abstract(raw_description),
-        authors=split_authors(element.findtext(f"{DC}creator")),
+        authors=authors,
+        affiliations=affiliations,
         categories=list(dict.fromkeys(c for c in categories if c)),
         journal_ref=clean_line(element.findtext(f"{ARXIV}journal_reference")),
         doi=_text(element.find(f"{ARXIV}DOI")),
@@ -187,6 +189,8 @@ def _with_history(record: PaperRecord, found: PaperRecord) -> None:
     record.comments = record.comments or found.comments
     record.journal_ref = record.journal_ref or found.journal_ref
     record.doi = record.doi or found.doi
+    if not record.affiliations and found.authors == record.authors:
+        record.affiliations = found.affiliations
 
 
 class ArxivRssSource(SourceClient):

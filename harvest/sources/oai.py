@@ -17,6 +17,7 @@ from io import BytesIO
 from django.conf import settings
 from lxml import etree
 
+from harvest.author_strings import parse_authors
 from harvest.readahead import READ_AHEAD_PROCESS
 from harvest.records import (
     MalformedRecord,
@@ -29,7 +30,6 @@ from harvest.records import (
     parse_arxiv_date,
     parse_size,
     split_arxiv_id,
-    split_authors,
 )
 from harvest.sources.base import Page, SourceClient, Window, first_run_start
 from harvest.sources.http import PermanentError
@@ -107,15 +107,17 @@ def parse_raw_record(metadata: etree._Element) -> PaperRecord:
         )
     if not versions:
         raise MalformedRecord(f"{arxiv_id}: no versions")
+    authors, affiliations = parse_authors(texts.get(_AUTHORS))
     return checked(
         PaperRecord(
             arxiv_id,
             title,
             clean_abstract(texts.get(_ABSTRACT)),
-            split_authors(texts.get(_AUTHORS)),
+            authors,
             list(dict.fromkeys((texts.get(_CATEGORIES) or "").split())),
             *(clean_line(texts.get(tag)) for tag in _RAW_TEXT_TAGS),
             versions,
+            affiliations=affiliations,
         )
     )
 

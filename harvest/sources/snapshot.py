@@ -4,7 +4,11 @@ One JSON object per line with `id, submitter, authors, title, comments,
 journal-ref, doi, report-no, categories, license, abstract,
 versions[{version, created}], update_date, authors_parsed`. Version dates are
 RFC-822 in GMT, as in arXivRaw; `authors_parsed` is `[last, first, suffix,
-affiliation?]` with TeX accents already decoded, so names come from there.
+affiliation, ...]` with TeX accents already decoded, so names come from there.
+Affiliations come from the `authors` string (harvest/author_strings.py) when
+it names the same authors: `authors_parsed` leaves numbered ones unresolved
+("1 and 2") or out (all of 0704.0128's), and agrees with the string's
+reading wherever it has them. Else the elements after the third are taken.
 
 The import streams the file line by line and stores it in batches through the
 same bulk upsert every source uses, so memory is bounded by two batches (the
@@ -26,12 +30,14 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import IO
 
+from harvest.author_strings import is_reference, parse_authors
 from harvest.pipeline import planned_ahead
 from harvest.readahead import READ_AHEAD_PROCESS, reading_ahead
 from harvest.records import (
     MalformedRecord,
     PaperRecord,
     VersionRecord,
+    author_affiliations,
     checked,
     clean_abstract,
     clean_line,
@@ -39,7 +45,6 @@ from harvest.records import (
     clean_title,
     parse_arxiv_date,
     split_arxiv_id,
-    split_authors,
 )
 from harvest.services import UpsertResult, paper_upsert_many
 
@@ -80,11 +85,20 @@ def _created(text: object) -> datetime | None:
 
 
 def _author_name(parts: list) -> str:
-    """["Balázs", "C.", ""] -> "C. Balázs"; a fourth element is an
-    affiliation, which the library does not keep in the name."""
+    """["Balázs", "C.", ""] -> "C. Balázs"; elements after the third are
+    affiliations, which the library keeps beside the name (_affiliations)."""
     names = [clean_name(part) if isinstance(part, str) else "" for part in parts[:3]]
     names += [""] * (3 - len(names))
     return " ".join(name for name in (names[1], names[0], names[2]) if name)
+
+
+def _affiliations(authors: list[str], parsed: list[list], text: object) -> list[str]:
+    if isinstance(text, str) and "(" in text:
+        names, affiliations = parse_authors(text)
+        if len(names) == len(authors):
+            return affiliations
+    listed = [[a for a in p[3:] if isinstance(a, str) and not is_reference(a)] for p in parsed]
+    return author_affiliations(authors, listed)
 
 
 def _versions(arxiv_id: str, raw: object) -> list[VersionRecord]:
@@ -116,9 +130,11 @@ def parse_snapshot_line(line: bytes | str) -> PaperRecord:
         raise MalformedRecord(f"{arxiv_id}: no title")
     parsed = data.get("authors_parsed")
     if isinstance(parsed, list) and parsed:
-        authors = [name for name in (_author_name(p) for p in parsed if isinstance(p, list)) if name]
+        named = [(name, p) for name, p in ((_author_name(p), p) for p in parsed if isinstance(p, list)) if name]
+        authors = [name for name, _ in named]
+        affiliations = _affiliations(authors, [p for _, p in named], data.get("authors"))
     else:
-        authors = split_authors(data.get("authors"))
+        authors, affiliations = parse_authors(data.get("authors"))
     record = PaperRecord(
         arxiv_id=arxiv_id,
         title=title,
@@ -126,6 +142,7 @@ def parse_snapshot_line(line: bytes | str) -> PaperRecord:
         authors=authors,
         categories=list(dict.fromkeys((data.get("categories") or "").split())),
         versions=_versions(arxiv_id, data.get("versions")),
+        affiliations=affiliations,
     )
     for key, attribute in _TEXT_FIELDS.items():
         setattr(record, attribute, clean_line(str(data.get(key) or "")))

@@ -90,7 +90,10 @@ class OrmStore:
             Author.objects.bulk_create([Author(name=name) for name in chunk], ignore_conflicts=True)
             author_ids.update(Author.objects.filter(name__in=chunk).values_list("name", "id"))
         Authorship.objects.bulk_create(
-            [Authorship(paper_id=pid, author_id=author_ids[name], position=pos) for pid, pos, name in authorships],
+            [
+                Authorship(paper_id=pid, author_id=author_ids[name], position=pos, affiliation=affiliation)
+                for pid, pos, name, affiliation in authorships
+            ],
             batch_size=5000,
         )
         PaperCategory.objects.bulk_create(

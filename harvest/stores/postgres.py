@@ -19,9 +19,9 @@ from harvest.stores.rows import PAPER_FIELDS, VERSION_FIELDS, PaperRow, VersionR
 # before each use because one transaction may call the upsert more than once.
 _STAGING = {
     "pt_stage_paper": "id bigint, arxiv_id text, included_at timestamptz, title text, abstract text, authors jsonb, "
-    "categories jsonb, primary_category text, comments text, journal_ref text, doi text, license text, "
-    "submitter text, published timestamptz, updated timestamptz, ai_related boolean, latest_version smallint, "
-    "version_count smallint, search_pending boolean",
+    "affiliations jsonb, categories jsonb, primary_category text, comments text, journal_ref text, doi text, "
+    "license text, submitter text, published timestamptz, updated timestamptz, ai_related boolean, "
+    "latest_version smallint, version_count smallint, search_pending boolean",
     "pt_stage_version": "id bigint, title text, abstract text, authors text, comments text",
 }
 _PAPER_COLUMNS = ", ".join(("arxiv_id", "included_at", *PAPER_FIELDS))
@@ -147,6 +147,7 @@ class PostgresStore:
         for row in self.cursor.fetchall():
             paper = PaperRow(*row[:-1])
             paper.authors, paper.categories = json.loads(paper.authors), json.loads(paper.categories)
+            paper.affiliations = json.loads(paper.affiliations)
             existing[paper.arxiv_id] = paper
             stamps[paper.arxiv_id] = row[-1]
         return existing, stamps
@@ -174,7 +175,7 @@ class PostgresStore:
     def _paper_rows(self, papers: list[PaperRow]) -> Iterator[tuple]:
         for p in papers:
             yield (
-                p.pk, p.arxiv_id, p.included_at, p.title, p.abstract, p.authors, p.categories,
+                p.pk, p.arxiv_id, p.included_at, p.title, p.abstract, p.authors, p.affiliations, p.categories,
                 p.primary_category, p.comments, p.journal_ref, p.doi, p.license, p.submitter, p.published,
                 p.updated, p.ai_related, p.latest_version, p.version_count, p.search_pending,
             )  # fmt: skip
@@ -261,8 +262,8 @@ class PostgresStore:
             ids = self._author_ids(author_names(papers), author_ids)
             self._copy(
                 "harvest_authorship",
-                "paper_id, author_id, position",
-                ((paper_id, ids[name], position) for paper_id, position, name in authorships),
+                "paper_id, author_id, position, affiliation",
+                ((paper_id, ids[name], position, affiliation) for paper_id, position, name, affiliation in authorships),
             )
         if categories:
             self._copy("harvest_papercategory", "paper_id, category, is_primary", categories)

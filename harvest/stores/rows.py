@@ -18,6 +18,7 @@ PAPER_FIELDS = (
     "title",
     "abstract",
     "authors",
+    "affiliations",
     "categories",
     "primary_category",
     "comments",
@@ -67,9 +68,9 @@ _get_fields = operator.attrgetter(*PAPER_FIELDS)
 
 def _set_fields(row: PaperRow, values: tuple) -> None:
     (
-        row.title, row.abstract, row.authors, row.categories, row.primary_category, row.comments, row.journal_ref,
-        row.doi, row.license, row.submitter, row.published, row.updated, row.ai_related, row.latest_version,
-        row.version_count, row.search_pending,
+        row.title, row.abstract, row.authors, row.affiliations, row.categories, row.primary_category, row.comments,
+        row.journal_ref, row.doi, row.license, row.submitter, row.published, row.updated, row.ai_related,
+        row.latest_version, row.version_count, row.search_pending,
     ) = values  # fmt: skip
 
 
@@ -98,12 +99,19 @@ def author_names(papers: list[PaperRow]) -> list[str]:
     return sorted({name[:AUTHOR_NAME_CHARS] for paper in papers for name in paper.authors})
 
 
-def link_rows(papers: list[PaperRow]) -> tuple[list[tuple[int, int, str]], list[tuple[int, str, bool]]]:
-    """(paper_id, position, author name) and (paper_id, category, is_primary) rows."""
+def _with_affiliations(paper: PaperRow) -> Iterator[tuple[str, str]]:
+    affiliations = paper.affiliations
+    if len(affiliations) != len(paper.authors):
+        affiliations = [""] * len(paper.authors)
+    return zip(paper.authors, affiliations, strict=True)
+
+
+def link_rows(papers: list[PaperRow]) -> tuple[list[tuple[int, int, str, str]], list[tuple[int, str, bool]]]:
+    """(paper_id, position, author name, affiliation) and (paper_id, category, is_primary) rows."""
     authorships = [
-        (paper.pk, position, name[:AUTHOR_NAME_CHARS])
+        (paper.pk, position, name[:AUTHOR_NAME_CHARS], affiliation)
         for paper in papers
-        for position, name in enumerate(paper.authors)
+        for position, (name, affiliation) in enumerate(_with_affiliations(paper))
     ]
     categories = [
         (paper.pk, code, index == 0) for paper in papers for index, code in enumerate(dict.fromkeys(paper.categories))

@@ -41,6 +41,7 @@ CELERY_TASK_ROUTES = {
     # Embeddings keep a CPU busy for minutes: a queue of their own (an exact
     # name is matched before the patterns).
     "harvest.embed_papers": {"queue": "embed"},
+    "digests.embed_readings": {"queue": "embed"},
     "harvest.*": {"queue": "harvest"},
     "digests.*": {"queue": "llm"},
 }
@@ -144,6 +145,13 @@ CELERY_BEAT_SCHEDULE = {
     },
     "harvest-embed-backlog": {
         "task": "harvest.embed_papers",
+        "schedule": crontab_from(EMBED_CRON),
+        "options": {"expires": expires_for(EMBED_CRON), "queue": "embed"},
+    },
+    # The guided readings that wait for their vector (a new library, a change
+    # of model); each reading written queues its own.
+    "digests-embed-readings": {
+        "task": "digests.embed_readings",
         "schedule": crontab_from(EMBED_CRON),
         "options": {"expires": expires_for(EMBED_CRON), "queue": "embed"},
     },

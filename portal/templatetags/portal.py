@@ -13,6 +13,7 @@ from django import template
 from django.template.loader import get_template
 from django.utils.html import conditional_escape, format_html, format_html_join
 from django.utils.safestring import SafeString
+from django.utils.translation import get_language
 from django.utils.translation import gettext as _
 
 from accounts.trail.selectors import trail_unread_total
@@ -168,9 +169,28 @@ def bjtz(value: datetime | None) -> str:
 
 
 @register.simple_tag
-def zone_label() -> str:
-    """The name of the zone bjt shows times in, for a template's own label."""
-    return _("(Beijing time)") if reader_zone_is_default() else f"({reader_zone().key})"
+def colon() -> str:
+    """A label's colon as the page's language writes it: full-width in Chinese
+    (no space after), ASCII and a space in English."""
+    return "\uff1a" if get_language().startswith("zh") else ": "
+
+
+@register.simple_tag
+def parenthesised(text: str) -> str:
+    """An aside in brackets as the page's language writes it: full-width
+    brackets against the word in Chinese, a space and ASCII ones in English."""
+    if get_language().startswith("zh"):
+        return f"\uff08{text}\uff09"
+    return f" ({text})"
+
+
+@register.simple_tag
+def zone_note() -> str:
+    """One sentence naming the zone a block's times are shown in, said once per
+    block (a list's header or footer) instead of after every time."""
+    if reader_zone_is_default():
+        return _("Times are Beijing time.")
+    return _("Times are in %(zone)s.") % {"zone": reader_zone().key}
 
 
 @register.filter

@@ -53,13 +53,15 @@ def test_round_trip_gives_back_every_paper_with_its_versions_and_dates(imported)
         # Stored as ingest decodes it: TeX letters as Unicode (Gr\"obner is Gröbner).
         assert paper["title"] == " ".join(readable(entry["title"]).split())
         assert '\\"o' not in paper["title"]
-        assert len(paper["authors"]) == len(entry["authors_parsed"])
+        assert len(paper["authors"]) == len(entry["authors_parsed"]) == len(paper["affiliations"])
         assert paper["doi"] == (entry["doi"] or "")
     first = exported[0]
     assert set(first) >= {"id", "title", "abstract", "authors", "categories", "published", "updated"}
     assert set(first) >= {"included_at", "ai_related", "versions"}
     assert first["versions"][0] == {"version": "v1", "submitted": "2007-04-02T19:18:42Z", "size": ""}
     assert first["authors"][0] == "C. Balázs"
+    by_id = {paper["id"]: paper for paper in exported}
+    assert by_id["0704.0031"]["affiliations"] == ["Serpukhov, IHEP"] and first["affiliations"][0] == ""
 
 
 def test_since_keeps_papers_whose_latest_version_is_on_or_after_the_day(imported):

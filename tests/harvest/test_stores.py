@@ -44,6 +44,9 @@ def later_records(records: list[PaperRecord]) -> list[PaperRecord]:
             record.categories = ["cs.DB", *record.categories[1:]]
         if index % 7 == 0:
             record.authors = [*record.authors[1:], "Grace Hopper"]
+            record.affiliations = [*record.affiliations[1:], "Yale University"] if record.affiliations else []
+        elif record.affiliations:
+            record.affiliations = [*record.affiliations[1:], record.affiliations[0]]  # the same names, moved
         if index % 11 == 0:
             record.versions = record.versions[:1]
             record.title = "What the first version said"
@@ -57,9 +60,9 @@ def library() -> dict:
     return {
         "papers": sorted(
             Paper.objects.values_list(
-                "arxiv_id", "title", "abstract", "authors", "categories", "primary_category", "comments",
-                "journal_ref", "doi", "license", "submitter", "published", "updated", "included_at", "ai_related",
-                "latest_version", "version_count", "search_pending",
+                "arxiv_id", "title", "abstract", "authors", "affiliations", "categories", "primary_category",
+                "comments", "journal_ref", "doi", "license", "submitter", "published", "updated", "included_at",
+                "ai_related", "latest_version", "version_count", "search_pending",
             )
         ),
         "versions": sorted(
@@ -68,7 +71,9 @@ def library() -> dict:
                 "comments", "discovered_at",
             )
         ),
-        "authorships": sorted(Authorship.objects.values_list("paper__arxiv_id", "position", "author__name")),
+        "authorships": sorted(
+            Authorship.objects.values_list("paper__arxiv_id", "position", "author__name", "affiliation")
+        ),
         "categories": sorted(PaperCategory.objects.values_list("paper__arxiv_id", "category", "is_primary")),
         "authors": sorted(Author.objects.values_list("name", flat=True)),
     }  # fmt: skip
@@ -104,3 +109,8 @@ def test_the_configured_store_and_the_orm_store_store_identical_libraries(monkey
     assert counts[2][1:3] == (0, 0) and counts[2][5] == 0
     assert ("2611.99999", 1) in {(v[0], v[1]) for v in stored["versions"]}
     assert "Grace Hopper" in stored["authors"]
+    # Affiliations reached both stores' authorships, changed where only they changed.
+    assert ("0704.0031", 0, "V. M. Biryukov", "Serpukhov, IHEP") in stored["authorships"]
+    tokyo = "CREST, Japan Science and Technology Agency; The University of Tokyo"
+    assert ("0704.0025", 0, "A. S. Mishchenko", tokyo) in stored["authorships"]
+    assert ("0704.0079", 1, "Grace Hopper", "Yale University") in stored["authorships"]

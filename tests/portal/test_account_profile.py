@@ -42,14 +42,15 @@ def test_new_users_read_chinese_in_beijing_time(user):
 def test_the_users_language_and_zone_apply_to_pages(user, browser):
     store(record("2611.00001", first_submitted=SUBMITTED), at=SUBMITTED)
     anonymous = Client().get("/papers/2611.00001/").content.decode()
-    assert "2026-11-01 20:00(北京时间)" in anonymous and 'lang="zh-Hans"' in anonymous
+    assert "2026-11-01 20:00" in anonymous and "时间均为北京时间。" in anonymous and 'lang="zh-Hans"' in anonymous
 
     response = browser.post("/me/preferences/", {"language": "en", "time_zone": "Europe/Berlin"})
     assert response.status_code == 302 and response["Location"] == "/me/"
     user.refresh_from_db()
     assert (user.language, user.time_zone) == ("en", "Europe/Berlin")
     page = browser.get("/papers/2611.00001/").content.decode()
-    assert "2026-11-01 13:00 (Europe/Berlin)" in page and 'lang="en"' in page and "北京时间" not in page
+    assert "2026-11-01 13:00" in page and "Times are in Europe/Berlin." in page and 'lang="en"' in page
+    assert "北京时间" not in page and "Beijing time" not in page
     # The saved choice outlives an old cookie of the language switch...
     browser.cookies["django_language"] = "zh-hans"
     assert 'lang="en"' in browser.get("/papers/2611.00001/").content.decode()
@@ -57,21 +58,24 @@ def test_the_users_language_and_zone_apply_to_pages(user, browser):
     browser.post("/i18n/setlang/", {"language": "zh-hans", "next": "/papers/2611.00001/"})
     user.refresh_from_db()
     assert (user.language, user.time_zone) == ("zh-hans", "Europe/Berlin")
-    assert "2026-11-01 13:00 (Europe/Berlin)" in browser.get("/papers/2611.00001/").content.decode()
+    page = browser.get("/papers/2611.00001/").content.decode()
+    assert "2026-11-01 13:00" in page and "时间均为 Europe/Berlin 时区。" in page
     browser.post("/i18n/setlang/", {"language": "xx"})
     user.refresh_from_db()
     assert user.language == "zh-hans"
     # Others still read Chinese in Beijing time.
-    assert "2026-11-01 20:00(北京时间)" in Client().get("/papers/2611.00001/").content.decode()
+    page = Client().get("/papers/2611.00001/").content.decode()
+    assert "2026-11-01 20:00" in page and "时间均为北京时间。" in page
 
 
 def test_token_times_on_the_profile_are_in_the_users_zone(user, browser):
     token, _secret = api_token_create(user=user, name="notebook")
     ApiToken.objects.filter(pk=token.pk).update(created_at=SUBMITTED)
-    assert "2026-11-01 20:00 (北京时间)" in browser.get("/me/").content.decode()
+    page = browser.get("/me/").content.decode()
+    assert '<td data-label="创建时间">2026-11-01 20:00</td>' in page and "时间均为北京时间。" in page
     User.objects.filter(pk=user.pk).update(time_zone="America/New_York", language="en")
     page = browser.get("/me/").content.decode()
-    assert "2026-11-01 07:00 (America/New_York)" in page
+    assert "2026-11-01 07:00" in page and "Times are in America/New_York." in page
 
 
 @pytest.mark.parametrize(

@@ -42,7 +42,7 @@ def test_each_briefing_lists_exactly_the_papers_behind_its_number(client, day_of
 
 def test_revision_briefing_names_the_new_versions_and_counts_them(client, day_of_news):
     page = client.get("/briefings/revisions/").content.decode()
-    assert "已有论文的 2 个新版本,涉及 1 篇论文" in page
+    assert "已有论文的 2 个新版本，涉及 1 篇论文" in page
     assert 'href="/papers/2611.00003/#v2">v2</a>, <a href="/papers/2611.00003/#v3">v3</a>' in page
 
 
@@ -68,7 +68,7 @@ def test_a_past_window_is_chosen_in_the_url(client, day_of_news):
     response = client.get("/briefings/new/", {"end": end})
     assert ids_on(response) == ["2611.00004"]
     page = response.content.decode()
-    assert "统计 " in page and "(北京时间)" in page
+    assert "统计 " in page and "（北京时间）" in page
     assert "← 前 24 小时" in page
 
 

@@ -49,4 +49,33 @@ def test_chinese_catalog_has_the_reference_wording():
     entries = po_entries(LOCALE / "zh_Hans" / "LC_MESSAGES" / "django.po")
     assert entries["Some sources are failing"] == "部分采集异常"
     assert entries["Site-wide update overview"] == "全站更新概况"
-    assert entries["Window %(start)s — %(end)s (Beijing time)"] == "统计 %(start)s — %(end)s(北京时间)"
+    assert entries["Window %(start)s — %(end)s (Beijing time)"] == "统计 %(start)s — %(end)s（北京时间）"
+
+
+# ASCII punctuation touching a Chinese character, outside placeholders, tags and code.
+ASCII_BY_CHINESE = re.compile(r"[\u4e00-\u9fff][,;:?!()]|[,;:?!()][\u4e00-\u9fff]")
+NOT_PROSE = re.compile(r"%\(\w+\)[sd]|<[^>]+>|<code>.*?</code>|'[^']*'|`[^`]*`")
+
+
+def test_chinese_is_written_with_full_width_punctuation_in_one_voice():
+    entries = po_entries(LOCALE / "zh_Hans" / "LC_MESSAGES" / "django.po")
+    prose = {msgid: NOT_PROSE.sub("", msgstr) for msgid, msgstr in entries.items()}
+    assert [msgid for msgid, text in prose.items() if ASCII_BY_CHINESE.search(text)] == []
+    assert [msgid for msgid, msgstr in entries.items() if "您" in msgstr or "账户" in msgstr] == []
+    # Placeholders, tags and numbers stay as written.
+    assert entries["Found more than %(n)s papers"].count("%(n)s") == 1
+    assert entries["Too many failed sign-in attempts. Try again in %(seconds)d seconds."] == (
+        "登录失败次数过多，请在 %(seconds)d 秒后再试。"
+    )
+    token_help = next(msgstr for msgid, msgstr in entries.items() if msgid.startswith("Send a token in the"))
+    assert (
+        "<code>Authorization: Bearer &lt;token&gt;</code>" in token_help and '<a href=\\"/api/docs/\\">' in token_help
+    )
+
+
+def test_allauths_texts_that_reach_readers_say_you_as_the_site_does():
+    with (LOCALE / "zh_Hans" / "LC_MESSAGES" / "django.mo").open("rb") as handle:
+        compiled = gettext.GNUTranslations(handle)
+    assert compiled.gettext("You have signed out.") == "你已退出登录。"
+    assert compiled.gettext("Verify Your Email Address") == "验证你的电子邮件地址"
+    assert "您" not in compiled.gettext("The username and/or password you specified are not correct.")

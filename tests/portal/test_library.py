@@ -67,7 +67,7 @@ def test_each_sort_orders_newest_first(client, library, sort, expected):
 def test_default_sort_is_version_update_time_and_the_count_line_says_so(client, library):
     f.run(f.source("arxiv"), started_at=datetime(2026, 11, 12, 23, 5, tzinfo=UTC))
     page = client.get("/papers/").content.decode()
-    assert "找到 3 篇论文 · 按版本更新时间排序 · 上轮扫描起点 2026-11-13 07:05(北京时间)" in page
+    assert "找到 3 篇论文 · 按版本更新时间排序 · 上轮扫描起点 2026-11-13 07:05（北京时间）" in page
 
 
 def test_count_line_in_english(client, library):
@@ -194,14 +194,14 @@ def test_choices_stay_in_the_page_links(client, library):
 @pytest.mark.parametrize(
     ("query", "message"),
     [
-        ("ai=banana", "ai: 请用 1(是)或 0(否)。"),
+        ("ai=banana", "ai: 请用 1（是）或 0（否）。"),
         ("sort=popularity", "sort:"),
         ("since=yesterday", "since:"),
         ("since=2026-10-09&until=2026-10-01", "until: 时间范围的结束早于开始"),
         ("category=%3Cscript%3E", "&lt;script&gt; 不是 arXiv 分类代码"),
         ("days=0", "days:"),
-        ("size=7", "size:每页篇数只能是 10, 20, 50, 100 之一。"),
-        ("cursor=not-a-cursor", "cursor:这个翻页链接已损坏"),
+        ("size=7", "size：每页篇数只能是 10, 20, 50, 100 之一。"),
+        ("cursor=not-a-cursor", "cursor：这个翻页链接已损坏"),
         ("q=" + "x" * 201, "q:"),
         ("revised=2", "revised:"),
         ("until=9999-12-31", "until:"),

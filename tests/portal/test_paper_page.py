@@ -3,11 +3,13 @@
 from datetime import UTC, date, datetime, timedelta
 
 import pytest
+from django.core.management import call_command
 from django.utils import timezone
 
 from harvest.announcements import announcement_store
 from harvest.records import FeedAnnouncement, ListedItem, VersionRecord
 from tests import factories as f
+from tests.replay_server import FIXTURES
 
 pytestmark = pytest.mark.django_db
 
@@ -61,8 +63,10 @@ def test_every_version_with_its_date_and_size(client, revised_paper):
     assert "共 3 个版本" in page
     for number, submitted in ((1, "2026-10-01 16:00"), (2, "2026-10-08 16:00"), (3, "2026-10-15 16:00")):
         assert f'id="v{number}"' in page
-        assert f"提交于 {submitted}(北京时间)" in page
+        assert f"提交于 {submitted}</span>" in page
         assert f"大小 {100 + number}kb" in page
+    versions = page.split('id="versions-heading"', 1)[1].split("</ol>", 1)[0]
+    assert versions.count("北京时间") == 1 and "时间均为北京时间。" in versions  # once for the list, not per date
 
 
 def test_a_version_known_only_from_the_announcement_feed_says_when_it_was_announced(client):
@@ -77,10 +81,12 @@ def test_a_version_known_only_from_the_announcement_feed_says_when_it_was_announ
     second = page.split('id="v2"', 1)[1].split("</h3>", 1)[0]
     first = page.split('id="v1"', 1)[1].split("</h3>", 1)[0]
     assert "公告于 2026-11-24" in second and "提交于" not in second and "—" not in second
-    assert "提交于 2026-11-01 08:00(北京时间)" in first and "公告于" not in first
+    assert "提交于 2026-11-01 08:00" in first and "公告于" not in first
     client.post("/i18n/setlang/", {"language": "en", "next": "/"})
     english = client.get("/papers/2610.06000/").content.decode()
     assert "announced 2026-11-24" in english
+    # A label's colon as each language writes it.
+    assert "<dt>Latest version: </dt>" in english and "<dt>最新版本：</dt>" in page
 
 
 def test_what_changed_between_consecutive_versions_is_a_readable_diff(client, revised_paper):
@@ -88,8 +94,8 @@ def test_what_changed_between_consecutive_versions_is_a_readable_diff(client, re
     assert "v1 → v2 的改动" in page
     assert "Sparse attention for <ins>very </ins>long documents" in page
     assert "We propose a <ins>faster </ins>sparse method." in page
-    assert "新增: <ins>Grace Hopper</ins>" in page
-    assert "删除: <del>Alan Turing</del>" in page
+    assert "新增：<ins>Grace Hopper</ins>" in page
+    assert "删除：<del>Alan Turing</del>" in page
     assert "<del>8</del><ins>12</ins> pages" in page
     assert "v2 → v3 的改动" in page
     assert "标题、摘要、作者和备注均未改动。" in page
@@ -161,3 +167,21 @@ def test_paper_page_query_count_does_not_grow_with_versions(client, django_asser
     with django_assert_max_num_queries(5):
         response = client.get("/papers/2610.06000/")
     assert response.content.decode().count('class="guided-reading"') == 12
+
+
+def test_each_author_is_shown_with_the_affiliation_the_paper_gives_escaped(client):
+    """0704.0174 (the Kaggle snapshot): "Francisco J. Botella (Valencia U. &
+    Valencia U., IFIC), Miguel Nebot (Lisbon, IST)"."""
+    call_command("import_snapshot", str(FIXTURES / "kaggle" / "arxiv-metadata-oai-snapshot.sample.jsonl"), stdout=None)
+    page = client.get("/papers/0704.0174/").content.decode()
+    authors = page.split('class="paper-card__authors">')[1].split("</p>")[0]
+    assert authors == (
+        '<a href="/papers/?author=Francisco%20J.%20Botella">Francisco J. Botella</a> '
+        '<span class="author-affiliation" title="所属机构">(Valencia U. &amp; Valencia U., IFIC)</span>, '
+        '<a href="/papers/?author=Miguel%20Nebot">Miguel Nebot</a> '
+        '<span class="author-affiliation" title="所属机构">(Lisbon, IST)</span>'
+    )
+    # Following an author follows the person, whatever their affiliation.
+    assert 'data-follow-author="Francisco J. Botella"' in page
+    plain = client.get("/papers/0704.0001/").content.decode()
+    assert "author-affiliation" not in plain.split('class="paper-card__authors">')[1].split("</p>")[0]

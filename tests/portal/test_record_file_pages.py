@@ -93,7 +93,7 @@ def test_pasted_ids_are_imported_and_the_result_is_in_chinese(signed_in, reader)
     response = signed_in.post(IMPORT, {"text": "hep-th/9901001v1\nnonsense"})
 
     page = response.content.decode()
-    assert "导入结果" in page and "arXiv 编号 hep-th/9901001;已收藏" in page
+    assert "导入结果" in page and "arXiv 编号 hep-th/9901001；已收藏" in page
     assert "条目格式有误" in page
     assert Record.objects.filter(user=reader, paper__arxiv_id="hep-th/9901001").exists()
 

@@ -14,7 +14,7 @@ from harvest.selectors import source_progress_list
 from harvest.services import paper_upsert_many
 from harvest.sources.arxiv_rss import ARXIV_ZONE
 from papertrail.schedules import next_runs
-from portal.templatetags.portal import bjtz
+from portal.templatetags.portal import bjt, bjtz
 from tests import factories as f
 
 pytestmark = pytest.mark.django_db
@@ -52,13 +52,13 @@ def test_each_source_shows_its_progress(client, sources, settings):
     arxiv = row(page, "arxiv")
     assert "已启用" in arxiv
     assert f"<code>{settings.HARVEST_SCHEDULES['arxiv']}</code> (UTC)" in arxiv
-    assert "空(无新内容)" in arxiv
-    assert "读取 0 条,新增论文 0 篇" in arxiv  # the last check
-    assert "检查 2 次(失败 0 次),读取 120 条,新增论文 100 篇,新增版本 7 个" in arxiv  # the last 24 hours
+    assert "空（无新内容）" in arxiv
+    assert "读取 0 条，新增论文 0 篇" in arxiv  # the last check
+    assert "检查 2 次（失败 0 次），读取 120 条，新增论文 100 篇，新增版本 7 个" in arxiv  # the last 24 hours
     nxt = next_runs(settings.HARVEST_SCHEDULES["arxiv"], after=timezone.now())[0]
-    from portal.templatetags.portal import bjt
-
-    assert f"{bjt(nxt)}(北京时间)" in arxiv
+    assert f'<td data-label="下次运行">{bjt(nxt)}</td>' in arxiv  # the zone is named once, above the table
+    assert page.count("北京时间") == page.count("时间均为北京时间。") == 2  # that note and the footer's, nowhere else
+    assert "时间均为北京时间。" in page.split("<table")[0]
     assert "&quot;until&quot;: &quot;2026-11-12&quot;" in arxiv
 
 
@@ -68,7 +68,7 @@ def test_a_failed_check_says_what_stopped_it_in_words_and_raises_the_banner(clie
     assert "失败" in hf and 'data-problem="http"' in hf
     assert "Hugging Face Daily Papers 返回错误\uff08HTTP 503\uff09。" in hf and "将于" in hf and "重试" in hf
     assert "huggingface.co" not in hf  # the exception text is for operators
-    assert '<div class="banner" role="alert">部分采集异常: Hugging Face Daily Papers</div>' in page
+    assert '<div class="banner" role="alert">部分采集异常：Hugging Face Daily Papers</div>' in page
     User.objects.create_user("ops", password="x", is_staff=True)
     client.login(username="ops", password="x")
     staff = row(client.get("/sources/").content.decode(), "hf_daily")
@@ -96,7 +96,7 @@ def test_a_disabled_source_has_no_next_run(client, sources):
 def test_guided_reading_status_is_included(client, sources, settings):
     settings.ANTHROPIC_API_KEY = ""
     page = client.get("/sources/").content.decode()
-    assert "未配置:未设置 ANTHROPIC_API_KEY" in page
+    assert "未配置：未设置 ANTHROPIC_API_KEY" in page
 
 
 def test_sources_page_query_count_is_fixed(client, sources, django_assert_max_num_queries):
@@ -145,7 +145,7 @@ def test_every_configured_source_is_listed_with_all_its_schedules_before_its_fir
     polls = settings.ZONED_HARVEST_SCHEDULES["harvest-arxiv_rss"][1]
     for text in polls.expressions:
         assert f"<code>{text}</code> (America/New_York)" in feed
-    assert f"{bjtz(polls.next_run(timezone.now()))}" in feed
+    assert f'<td data-label="下次运行">{bjt(polls.next_run(timezone.now()))}</td>' in feed
     arxiv = row(page, "arxiv")
     evening = settings.ZONED_HARVEST_SCHEDULES["harvest-arxiv-after-announcement"][1]
     assert f"<code>{settings.HARVEST_SCHEDULES['arxiv']}</code> (UTC)" in arxiv
@@ -183,7 +183,7 @@ def test_each_announcement_day_says_how_many_papers_were_listed_held_missing_and
     assert "不完整" in latest
     assert re.findall(r'data-label="(?:列出|已收录)">(\d+)</td>', latest) == ["4", "2"]
     assert '<a href="https://arxiv.org/abs/2611.00404" rel="noopener">2611.00404</a>' in latest
-    assert '<a href="https://arxiv.org/abs/2611.00002v3" rel="noopener">2611.00002</a>(已收录 v1,列出 v3)' in latest
+    assert '<a href="https://arxiv.org/abs/2611.00002v3" rel="noopener">2611.00002</a>（已收录 v1，列出 v3）' in latest
     oldest = block.split(f'data-day="{today - timedelta(days=13):%Y-%m-%d}"', 1)[1].split("</tr>", 1)[0]
     assert "完整" in oldest and "不完整" not in oldest
     assert "2611.00999" not in block and block.count("data-day=") == 2
@@ -192,3 +192,11 @@ def test_each_announcement_day_says_how_many_papers_were_listed_held_missing_and
 def test_without_a_recorded_announcement_the_table_says_so(client):
     block = completeness_block(client.get("/sources/").content.decode())
     assert "最近这些天尚未记录任何公告。" in block
+
+
+def test_the_sources_note_names_the_readers_own_zone(client, sources, reader):
+    reader.time_zone = "Europe/Paris"
+    reader.save(update_fields=["time_zone"])
+    client.force_login(reader)
+    note = client.get("/sources/").content.decode().split("<table")[0]
+    assert "Europe/Paris" in note and "北京时间" not in note

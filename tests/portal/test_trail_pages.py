@@ -71,8 +71,10 @@ def test_the_trail_shows_each_card_with_why_it_came(reader_client, trail):
     html = response.content.decode()
     assert "修订 · v2" in html and 'href="/papers/2611.00001/#v2" data-what-changed' in html
     assert "新论文 · v1" in html and html.count("data-unread") == 3
-    assert "类别 cs.CL\n" in html and "类别 cs.CL (交叉列出)" in html  # 2611.00003 lists cs.CL second
-    assert "作者“Ada Lovelace”(写法 ada lovelace)" in html
+    listing = html.split('id="main"', 1)[1].split("<footer", 1)[0]
+    assert listing.count("北京时间") == 1 and "时间均为北京时间。" in listing  # once for the three cards' times
+    assert "类别 cs.CL\n" in html and "类别 cs.CL（交叉列出）" in html  # 2611.00003 lists cs.CL second
+    assert "作者“Ada Lovelace”（写法 ada lovelace）" in html
     # Query terms are marked in the escaped title and abstract, never inside markup.
     assert "<mark>Diffusion</mark> &lt;b&gt;models&lt;/b&gt; for text" in html
     assert "We study <mark>diffusion</mark> &amp; more." in html

@@ -1,6 +1,6 @@
-"""`python manage.py recommend [--user NAME] [--evaluate]`: retrain and rescore
-by hand (one user, or every user with enough saves), or print the offline
-evaluation table (docs/recommendations.md)."""
+"""`python manage.py recommend [--user NAME] [--evaluate [--draws N]]`: retrain
+and rescore by hand (one user, or every user with enough saves), or print the
+offline evaluation tables (docs/recommendations.md)."""
 
 from __future__ import annotations
 
@@ -9,9 +9,10 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.db.models import Count
 
 from accounts.models import User
-from accounts.recommend.corpus import real_papers
+from accounts.recommend.evaluation import DRAWS, held_out_topics, table, tuning_topics
 from accounts.recommend.evaluation import evaluate as run_evaluation
-from accounts.recommend.evaluation import table
+from accounts.recommend.evaluation_data import load_evaluation_data
+from accounts.recommend.evaluation_methods import METHODS
 from accounts.recommend.jobs import retrain_and_rescore
 
 
@@ -23,12 +24,17 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("--user", help="a username: only this user")
-        parser.add_argument("--evaluate", action="store_true", help="print the offline evaluation table instead")
-        parser.add_argument("--seeds", type=int, default=5, help="researchers per topic in the evaluation")
+        parser.add_argument("--evaluate", action="store_true", help="print the offline evaluation tables instead")
+        parser.add_argument("--draws", type=int, default=DRAWS, help="simulated researchers per topic (--evaluate)")
 
-    def handle(self, *args, user: str | None, evaluate: bool, seeds: int, **options) -> None:
+    def handle(self, *args, user: str | None, evaluate: bool, draws: int, **options) -> None:
         if evaluate:
-            self.stdout.write(table(run_evaluation(real_papers(), seeds=seeds)))
+            if draws < 1:
+                raise CommandError("--draws: at least 1")
+            data = load_evaluation_data()
+            report = run_evaluation(data, METHODS, draws=draws)
+            splits = {"tuned on": tuning_topics(data), "held out": held_out_topics(data), "all": None}
+            self.stdout.write(table(report, splits=splits))
             return
         if user is not None:
             found = User.objects.filter(username=user).first()

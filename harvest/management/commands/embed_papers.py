@@ -14,6 +14,7 @@ from harvest.embeddings.encoders import get_encoder
 from harvest.embeddings.index import build_index
 from harvest.embeddings.selectors import pending_count
 from harvest.embeddings.services import embed_papers
+from harvest.models import ReadingEmbedding
 
 
 class Command(BaseCommand):
@@ -45,4 +46,5 @@ class Command(BaseCommand):
         self.stdout.write(f"{result.papers} papers embedded in {result.seconds:.1f} s ({result.rate:.1f} a second)")
         if index:
             size = build_index(model=encoder.name, dimension=encoder.dimension, force=True)
-            self.stdout.write(f"vector index: {size} papers")
+            readings = build_index(model=encoder.name, dimension=encoder.dimension, force=True, table=ReadingEmbedding)
+            self.stdout.write(f"vector index: {size} papers, {readings} guided readings")

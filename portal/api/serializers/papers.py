@@ -81,6 +81,11 @@ class PaperFieldsSerializer(serializers.Serializer):
     authors = serializers.ListField(
         child=serializers.CharField(), source="paper.authors", help_text="Authors in order."
     )
+    affiliations = serializers.ListField(
+        child=serializers.CharField(allow_blank=True),
+        source="paper.author_affiliations",
+        help_text='Each author\'s affiliation as the source gave it, in the order of `authors` ("" where none).',
+    )
     categories = serializers.ListField(
         child=serializers.CharField(), source="paper.categories", help_text="Category codes, primary first."
     )

@@ -42,7 +42,7 @@ def test_a_daily_alert_holds_the_daily_follows_items_in_html_and_text_with_one_c
         assert "New paper · v1" in body and "Revision · v2" in body
         assert "Sparse attention for long documents" in body and "Old learning paper" in body
         assert "Ada Lovelace, Alan Turing" in body and "cs.LG" in body
-        assert "Sparse attention halves the cost." in body  # the reading's takeaway
+        assert "Takeaway: Sparse attention halves the cost." in body  # the reading's takeaway, ASCII colon in English
         assert "v2: new experiments" in body  # what changed in the revision
         assert "http://127.0.0.1:8000/papers/2611.00001/" in body and "https://arxiv.org/abs/2611.00001v1" in body
         # Trail-only and weekly follows' papers are not in the daily alert.
@@ -69,6 +69,7 @@ def test_a_chinese_reader_gets_the_alert_in_chinese(mailbox):
     assert "2 篇" in message["Subject"] and "2026-12-01" in message["Subject"]
     text = _parts(message)["text/plain"]
     assert "新论文 · v1" in text and "修订 · v2" in text and "稀疏注意力省一半" in text
+    assert "一句话要点：稀疏注意力省一半" in text and "我的足迹：http" in text  # full-width colons in Chinese
 
 
 def test_a_period_is_sent_once_and_the_next_alert_starts_after_it(mailbox):

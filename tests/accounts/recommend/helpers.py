@@ -6,9 +6,9 @@ cs), stored through the real parsers and upsert a day ago."""
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 from accounts.models import User
-from accounts.recommend.corpus import FIXTURES
 from accounts.records.models import Record
 from harvest.models import Paper
 from harvest.records import PaperRecord
@@ -16,6 +16,8 @@ from harvest.services import paper_upsert_many
 from harvest.sources.arxiv_api import records_from_atom
 from harvest.sources.arxiv_rss import parse_feed
 from tests.accounts.conftest import ago
+
+FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
 
 
 def real_records() -> list[PaperRecord]:

@@ -1,7 +1,8 @@
 """Recommendations on real recorded papers: saves on one topic bring that
 topic first, negatives push a topic down, explanations name papers the user
 really saved, no model below the minimum, retraining is debounced, scores
-follow a harvest, and the offline evaluation beats its baselines."""
+follow a harvest (the offline evaluation is
+test_evaluation.py)."""
 
 from __future__ import annotations
 
@@ -12,9 +13,7 @@ from django.core.cache import cache
 
 from accounts.follows.services import follow_create
 from accounts.recommend import services
-from accounts.recommend.corpus import real_papers
 from accounts.recommend.debounce import RETRAIN_KEY, retrain_claimed
-from accounts.recommend.evaluation import CHOSEN, METRICS, evaluate
 from accounts.recommend.examples import paper_texts, user_examples
 from accounts.recommend.features import vectorize
 from accounts.recommend.jobs import retrain_and_rescore, score_new_versions
@@ -176,20 +175,3 @@ def test_new_versions_after_a_harvest_are_scored(user):
     assert list(Recommendation.objects.filter(user=user).values_list("paper__arxiv_id", flat=True)) == [
         stat[6].arxiv_id
     ]
-
-
-def test_the_offline_evaluation_beats_every_baseline_on_every_metric():
-    report = evaluate(real_papers(), seeds=1)
-    assert report["papers"] > 1000 and report["researchers"] >= 30
-    chosen = report["results"][CHOSEN]
-    for name, values in report["results"].items():
-        if name != CHOSEN:
-            for metric in METRICS:
-                assert chosen[metric] > values[metric], (name, metric)
-
-
-def test_only_real_papers_with_categories_are_evaluated():
-    papers = real_papers()
-    assert len({paper.id for paper in papers}) == len(papers)
-    assert sum(1 for p in papers if p.categories[0].split(".")[0] in ("cs", "stat")) >= 200
-    assert Paper.objects.count() == 0  # read from the recorded files, not the library

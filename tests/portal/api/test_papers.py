@@ -7,6 +7,7 @@ from datetime import UTC, date, datetime, timedelta
 from urllib.parse import parse_qs, urlparse
 
 import pytest
+from django.core.management import call_command
 from django.db import connection
 from django.http import QueryDict
 from django.test.utils import CaptureQueriesContext
@@ -17,6 +18,7 @@ from harvest.models import Paper, Version
 from harvest.records import FeedAnnouncement, ListedItem, PaperRecord, VersionRecord
 from tests import factories
 from tests.factories import many_papers, pick, reading, source, store
+from tests.replay_server import FIXTURES
 
 pytestmark = pytest.mark.django_db
 
@@ -239,3 +241,19 @@ def test_a_version_known_only_from_the_announcement_feed_has_its_announcement_da
     [first, second] = client_api.get("/api/v1/papers/2611.00007/").json()["versions"]
     assert (first["submitted"], first["announced"]) == ("2026-10-01T09:00:00Z", None)
     assert (second["submitted"], second["announced"], second["size"]) == (None, "2026-11-24", "")
+
+
+def test_a_paper_gives_each_authors_affiliation_beside_the_names(client_api, db):
+    """0704.0025 (the Kaggle snapshot), numbered affiliations resolved; the
+    names are what they always were, and a paper without any gives ""s."""
+    call_command("import_snapshot", str(FIXTURES / "kaggle" / "arxiv-metadata-oai-snapshot.sample.jsonl"), stdout=None)
+    paper = client_api.get("/api/v1/papers/0704.0025/").json()
+    assert paper["authors"] == ["A. S. Mishchenko", "N. Nagaosa"]
+    assert paper["affiliations"] == [
+        "CREST, Japan Science and Technology Agency; Russian Research Centre ``Kurchatov Institute''",
+        "CREST, Japan Science and Technology Agency; The University of Tokyo",
+    ]
+    [listed] = client_api.get("/api/v1/papers/", {"author": "Miguel Nebot"}).json()["results"]
+    assert listed["authors"] == ["Francisco J. Botella", "Miguel Nebot"]
+    assert listed["affiliations"] == ["Valencia U. & Valencia U., IFIC", "Lisbon, IST"]
+    assert client_api.get("/api/v1/papers/0704.0001/").json()["affiliations"] == ["", "", "", ""]

@@ -45,8 +45,9 @@ def count_queries(client, url: str, **headers) -> int:
     [
         ("/api/v1/papers/?page_size={size}", 5),
         ("/api/v1/papers/?page_size={size}&category=cs.CL&hf=1&revised=0&sort=published", 5),
-        # 7: the hybrid search reads the keyword ranking and the newest vectors first.
-        ("/api/v1/papers/?page_size={size}&q=sparse", 7),
+        # 8: the hybrid search reads the keyword ranking and the newest vectors
+        # of the papers and of their readings first.
+        ("/api/v1/papers/?page_size={size}&q=sparse", 8),
         ("/api/v1/briefings/new/?page_size={size}", 6),
         ("/api/v1/briefings/readings/?page_size={size}", 6),
     ],

@@ -171,6 +171,6 @@ def test_library_filters_are_chosen_in_the_form_and_kept_in_the_url(live_server,
         assert "author=" not in page.url  # empty fields stay out of the URL
         assert page.locator("article.paper-card").count() == 1
         page.goto(f"{live_server.url}/papers/?ai=maybe")
-        assert "ai: 请用 1(是)或 0(否)。" in visible_text(page)
+        assert "ai: 请用 1（是）或 0（否）。" in visible_text(page)
     assert [e for e in watch.console_errors if "400" not in e] == []
     assert watch.outside_requests == []
