@@ -115,7 +115,7 @@ def test_names_stay_as_they_were_split_and_carry_no_parentheses():
     files): the names are those the library always stored, without a
     parenthesis; a group inside a name is nobody's affiliation."""
     strings = [kaggle(arxiv_id)["authors"] for arxiv_id in KAGGLE_LINES]
-    for folder in ("arxiv_abs", "recommend/abs"):
+    for folder in ("arxiv_abs", "arxiv_abs_0704"):
         strings += [abs_authors(path) for path in sorted((FIXTURES / folder).rglob("*.abs"))]
     assert len(strings) == 200 + 90 + 1001
     for text in strings:
@@ -177,7 +177,7 @@ def test_oai_pmh_reads_affiliations_in_its_author_string():
     as arXiv serves it) gives the same reading."""
     page = parse_list_records(fixture_bytes("arxiv_oai/ListRecordsResponse.xml"))
     assert all(record.affiliations == [] for record in page.records)
-    line = abs_authors(FIXTURES / "recommend" / "abs" / "0704.0025.abs")
+    line = abs_authors(FIXTURES / "arxiv_abs_0704" / "0704.0025.abs")
     recorded = oai_pages.recorded_records()["0704.0471"]
     [record] = parse_list_records(
         oai_pages.list_records_page([oai_pages.with_field(recorded, "authors", line)], token=None)
