@@ -371,20 +371,29 @@ class AnnouncementItem(models.Model):
         return f"{self.arxiv_id}v{self.version} ({self.announce_type})"
 
 
-class PaperEmbedding(models.Model):
-    """A paper's embedding by the configured model (harvest.embeddings): the
-    source of truth the vector index is built from. `vector` holds float16
-    values (little-endian, the model's dimension), L2-normalised; `model`
-    names the model that made it, so a change of model re-embeds; `text_hash`
-    fingerprints the embedded text (a new version with the same text keeps it)."""
+class StoredVector(models.Model):
+    """A vector by the configured embedding model, one per paper: `vector`
+    holds float16 values (little-endian, the model's dimension),
+    L2-normalised; `model` names the model that made it, so a change of model
+    re-embeds; `text_hash` fingerprints the embedded text (the same text keeps
+    its vector)."""
 
-    paper = models.OneToOneField(
-        Paper, on_delete=models.CASCADE, primary_key=True, related_name="embedding", db_constraint=False
-    )
     model = models.CharField(max_length=128)
     vector = models.BinaryField()
     text_hash = models.CharField(max_length=16)
     embedded_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        abstract = True
+
+
+class PaperEmbedding(StoredVector):
+    """A paper's embedding (harvest.embeddings, its title and the abstract's
+    lead): the source of truth the vector index is built from."""
+
+    paper = models.OneToOneField(
+        Paper, on_delete=models.CASCADE, primary_key=True, related_name="embedding", db_constraint=False
+    )
 
     class Meta:
         verbose_name = gettext_lazy("paper embedding")
@@ -396,7 +405,7 @@ class PaperEmbedding(models.Model):
         return f"{self.paper_id} by {self.model}"
 
 
-class ReadingEmbedding(models.Model):
+class ReadingEmbedding(StoredVector):
     """The embedding of a paper's Chinese guided reading (its takeaway, problem
     and method, written by the digests app), by the same model and in the same
     form as PaperEmbedding. The semantic search ranks the papers by these
@@ -406,10 +415,6 @@ class ReadingEmbedding(models.Model):
     paper = models.OneToOneField(
         Paper, on_delete=models.CASCADE, primary_key=True, related_name="reading_embedding", db_constraint=False
     )
-    model = models.CharField(max_length=128)
-    vector = models.BinaryField()
-    text_hash = models.CharField(max_length=16)
-    embedded_at = models.DateTimeField(default=timezone.now)
 
     class Meta:
         verbose_name = gettext_lazy("guided reading embedding")

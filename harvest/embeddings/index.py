@@ -33,9 +33,9 @@ from django.db.models import Q
 from usearch.index import Index
 
 from harvest.embeddings.services import from_bytes
-from harvest.models import PaperEmbedding, ReadingEmbedding
+from harvest.models import PaperEmbedding, StoredVector
 
-VectorTable = type[PaperEmbedding] | type[ReadingEmbedding]
+VectorTable = type[StoredVector]
 
 REBUILD_AT = 50_000  # delta rows past which the embedding task folds them into the base
 _READ_CHUNK = 5000

@@ -15,7 +15,7 @@ import numpy as np
 
 from harvest.embeddings.index import model_slug
 from harvest.embeddings.services import from_bytes
-from harvest.models import PaperEmbedding, ReadingEmbedding
+from harvest.models import PaperEmbedding, StoredVector
 
 REFERENCE_PAPERS = 2000
 REFERENCE_MIN = 500
@@ -47,7 +47,7 @@ class ReferenceStatistics:
 
 
 def reference_statistics(
-    *, model: str, dimension: int, table: type[PaperEmbedding] | type[ReadingEmbedding] = PaperEmbedding
+    *, model: str, dimension: int, table: type[StoredVector] = PaperEmbedding
 ) -> ReferenceStatistics:
     """The newest embeddings of `table` (the papers' by default); for papers
     the shipped statistics while the library has fewer than REFERENCE_MIN.

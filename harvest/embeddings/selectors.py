@@ -13,7 +13,7 @@ from harvest.embeddings.encoders import get_encoder, model_name
 from harvest.embeddings.index import VectorIndex, index_directory, vector_of, vectors_of
 from harvest.embeddings.reference import ReferenceStatistics, reference_statistics
 from harvest.embeddings.services import pending_papers
-from harvest.models import Paper, PaperEmbedding, ReadingEmbedding
+from harvest.models import Paper, PaperEmbedding, ReadingEmbedding, StoredVector
 
 # Past this many papers a filtered search ranks the filter's own papers
 # exactly instead of filtering the index's nearest ones (which a narrow filter
@@ -37,7 +37,7 @@ _indexes_lock = threading.Lock()
 _references: dict[int, tuple[int, ReferenceStatistics]] = {}
 
 
-def vector_index(table: type[PaperEmbedding] | type[ReadingEmbedding] = PaperEmbedding) -> VectorIndex:
+def vector_index(table: type[StoredVector] = PaperEmbedding) -> VectorIndex:
     """This process's index of the configured model's embeddings in `table`."""
     encoder = get_encoder()
     directory = index_directory()

@@ -17,7 +17,7 @@ from django.utils import timezone
 
 from harvest.embeddings.encoders import Encoder, get_encoder
 from harvest.embeddings.passages import passage_text, text_hash
-from harvest.models import Paper, PaperEmbedding, ReadingEmbedding
+from harvest.models import Paper, PaperEmbedding, ReadingEmbedding, StoredVector
 
 logger = logging.getLogger(__name__)
 CHUNK = 32  # passages a model call; larger gains nothing on two cores
@@ -98,7 +98,7 @@ def _store(
     encoder: Encoder,
     result: EmbedResult,
     *,
-    table: type[PaperEmbedding] | type[ReadingEmbedding] = PaperEmbedding,
+    table: type[StoredVector] = PaperEmbedding,
 ) -> None:
     if not batch:
         return
