@@ -1,4 +1,4 @@
-"""Compact cards in Chromium (#27): the default library page of 20 real papers
+"""Compact cards in Chromium: the default library page of 20 real papers
 at 1280 px is at most 40 % as tall as with full cards, an abstract opens in
 place by mouse and by keyboard, a phone's first screen shows papers with the
 filters folded, and nothing goes to the console. The screenshots land in
