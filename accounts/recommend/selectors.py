@@ -39,10 +39,11 @@ class RecommenderStatus:
     trained_at: datetime | None
     per_tag: bool
     tags: list[Tag]
+    description: str = ""
 
     @property
     def ready(self) -> bool:
-        return self.saves >= self.min_saves and self.trained_at is not None
+        return self.trained_at is not None
 
     @property
     def saves_missing(self) -> int:
@@ -58,6 +59,7 @@ def recommender_status(user: User) -> RecommenderStatus:
         trained_at=profile.trained_at if profile else None,
         per_tag=bool(profile and profile.per_tag),
         tags=tags,
+        description=profile.description if profile else "",
     )
 
 
