@@ -57,16 +57,18 @@ def event_times(paper_ids: Iterable[int] | None = None, *, since: datetime | Non
 
 
 def _excluded(user_ids: list[int], paper_ids: list[int]) -> dict[int, set[int]]:
-    """Per user, the papers among these that they saved, dismissed or refused."""
+    """Per user, the papers among these that are no recommendation: saved,
+    refused, or in their trail (dismissed or not)."""
     excluded: dict[int, set[int]] = defaultdict(set)
     for model in (Record, NotInterested):
         for user_id, paper_id in model.objects.filter(user_id__in=user_ids, paper_id__in=paper_ids).values_list(
             "user_id", "paper_id"
         ):
             excluded[user_id].add(paper_id)
-    for user_id, paper_id in TrailItem.objects.filter(
-        user_id__in=user_ids, paper_id__in=paper_ids, dismissed=True
-    ).values_list("user_id", "paper_id"):
+    # Every trail card too: the tab holds papers outside the follows.
+    for user_id, paper_id in TrailItem.objects.filter(user_id__in=user_ids, paper_id__in=paper_ids).values_list(
+        "user_id", "paper_id"
+    ):
         excluded[user_id].add(paper_id)
     return excluded
 

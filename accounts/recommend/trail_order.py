@@ -90,6 +90,23 @@ def paper_scores(user_id: int, paper_ids: list[int], *, since: datetime) -> dict
     return found
 
 
+def scores_of_users(wanted: dict[int, set[int]], *, since: datetime) -> dict[int, dict[int, float]]:
+    """paper_scores for many users at once (one query): an alert batch's."""
+    found: dict[int, dict[int, float]] = {user_id: {} for user_id in wanted}
+    sheets = (
+        ScoreSheet.objects.filter(user_id__in=[user_id for user_id, ids in wanted.items() if ids])
+        .filter(computed_at__gte=since)
+        .order_by("user_id", "computed_at", "pk")
+        .values_list("user_id", "run__paper_ids", "scores")
+    )
+    for user_id, ids_data, scores_data in sheets.iterator(chunk_size=200):
+        ids = np.frombuffer(bytes(ids_data), dtype="<i4").astype(np.int64)
+        scores = np.frombuffer(bytes(scores_data), dtype="<f2")
+        hit = np.isin(ids, np.fromiter(wanted[user_id], dtype=np.int64))
+        found[user_id].update(zip(ids[hit].tolist(), scores[hit].astype(np.float64).tolist(), strict=True))
+    return found
+
+
 def day_bounds(day: date, zone: ZoneInfo) -> tuple[datetime, datetime]:
     start = datetime.combine(day, time.min, tzinfo=zone)
     return start, datetime.combine(day + timedelta(days=1), time.min, tzinfo=zone)

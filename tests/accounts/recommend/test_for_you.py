@@ -7,11 +7,16 @@ them; the real model's vectors from the collection's cache."""
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 from django.utils import timezone
 
+from accounts.alerts.feeds import feed_state
+from accounts.alerts.models import AlertSettings
+from accounts.alerts.sending import send_alerts
 from accounts.follows.services import follow_create
+from accounts.models import User
 from accounts.recommend.jobs import retrain_and_rescore
 from accounts.recommend.models import RecommenderModel, ScoreSheet
 from accounts.recommend.services import recommender_set_description
@@ -140,3 +145,61 @@ def test_a_description_alone_seeds_the_ranking(user, day, description):
     topic = day["held_back"]
     assert len(set(today[: len(topic) + 2]) & topic) >= len(topic) - 1
 
+
+def _ranked(user, day) -> None:
+    for arxiv_id in day["saved"]:
+        record_save(user=user, paper=Paper.objects.get(arxiv_id=arxiv_id))
+    retrain_and_rescore(user.pk)
+
+
+def test_the_page_and_the_api_show_the_order_with_why_and_keep_the_switch(user, day, client):
+    _ranked(user, day)
+    client.force_login(user)
+    page = client.get("/trail/").content.decode()
+    assert 'data-trail-order="for_you"' in page and "data-score=" in page and 'data-reason="ranking"' in page
+    shown = [int(item) for item in re.findall(r'data-item="(\d+)"', page)]
+    assert shown == [entry.item_id for entry in for_you_page(user=user, size=20).entries]
+    assert for_you_page(user=user, size=1).entries[0].paper.arxiv_id in day["held_back"]
+    assert "read-up-to" not in page  # "up to here" means by time; the ranked page is not in time order
+    api = client.get("/api/v1/me/trail/", {"page_size": 5}).json()
+    assert api["order"] == "for_you"
+    assert [item["paper"]["arxiv_id"] for item in api["results"]] == _first_day(user)[:5]
+    assert api["results"][0]["score"] is not None and api["results"][0]["closest"]
+    second = client.get(api["next"]).json()
+    assert [item["paper"]["arxiv_id"] for item in second["results"]] == _first_day(user)[5:10]
+    newest = client.get("/api/v1/me/trail/", {"order": "newest", "page_size": 5}).json()
+    assert newest["order"] == "newest" and all(item["score"] is None for item in newest["results"])
+    response = client.get("/api/v1/me/trail/", {"order": "best"})
+    assert response.status_code == 400 and "order" in response.json()["errors"]
+    assert client.get("/trail/", {"order": "best"}).status_code == 400
+    # The switch is kept: the trail opens newest first from now on.
+    assert client.post("/trail/order/", {"order": "newest"}).status_code == 302
+    user.refresh_from_db()
+    assert user.trail_order == "newest"
+    page = client.get("/trail/").content.decode()
+    assert 'data-trail-order="newest"' in page and "data-score=" not in page
+    assert client.get("/api/v1/me/trail/").json()["order"] == "newest"
+
+
+def test_the_feed_follows_the_order(user, day):
+    _ranked(user, day)
+    secret = AlertSettings.objects.get_or_create(user=user)[0].feed_secret
+    state = feed_state(secret=secret, follow_id=None, size=100)
+    assert [Paper.objects.get(pk=row[0]).arxiv_id for row in state.rows] == _first_day(user)
+
+
+def test_the_alert_gives_the_best_in_full_and_the_rest_one_line_each(day, mailbox, settings):
+    settings.ALERT_TOP_PAPERS = 3
+    alice = User.objects.create_user("alice", email="alice@example.org", password="x", language="en")
+    follow_create(user=alice, kind="category", value={"code": "cs.LG"}, name="Learning", delivery="daily")
+    _ranked(alice, day)
+    assert send_alerts(frequency="daily", day=timezone.localdate()).sent == 1
+    (message,) = mailbox.to("alice@example.org")
+    text = next(part.get_content() for part in message.walk() if part.get_content_type() == "text/plain")
+    best, rest = text.split("== First for you ==", 1)[1].split("== Learning ==", 1)
+    titles = {p.arxiv_id: " ".join(p.title.split()) for p in Paper.objects.all()}
+    in_full = [arxiv_id for arxiv_id, title in titles.items() if title in best]
+    assert len(in_full) == 3 and len(set(in_full) & day["held_back"]) >= 2
+    lines = [line for line in rest.splitlines() if "/papers/" in line]
+    assert len(lines) == len(day["today"]) - 3
+    assert all(titles[arxiv_id] not in rest for arxiv_id in in_full)
