@@ -253,7 +253,10 @@ def test_the_recommended_section_is_off_by_default_and_names_the_saved_papers_wh
     follows(bob)
     day_of_papers()
     harvest(
-        record("2611.00090", title="A paper Alice saved"), record("2611.00091", title="Sparse experts"), at=ago(days=2)
+        record("2611.00090", title="A paper Alice saved"),
+        # Outside every follow: recommendations are what the follows did not bring.
+        record("2611.00091", title="Sparse experts", categories=["q-bio.NC"]),
+        at=ago(days=2),
     )
     saved, suggested = Paper.objects.get(arxiv_id="2611.00090"), Paper.objects.get(arxiv_id="2611.00091")
     for user in (alice, bob):

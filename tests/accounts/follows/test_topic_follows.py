@@ -162,9 +162,13 @@ def test_the_embedding_task_queues_the_topic_pass_for_its_page(settings, tmp_pat
     try:
         with django_capture_on_commit_callbacks(execute=True):
             embed_papers_task(result.created_version_ids)
-        assert sent == [{"task": "accounts.match_topic_versions", "args": [result.created_version_ids]}]
+        # The topic pass, and the scoring of the page (its embedding half needs the vectors too).
+        assert sent == [
+            {"task": "accounts.match_topic_versions", "args": [result.created_version_ids]},
+            {"task": "accounts.score_recommendations", "args": [result.created_version_ids]},
+        ]
         assert match_topic_versions(*sent[0]["args"]).startswith("2 topic matches, 1 readers")
-        assert sent[1] == {"task": "accounts.deliver_trails", "args": [[user.pk]]}
+        assert sent[2] == {"task": "accounts.deliver_trails", "args": [[user.pk]]}
     finally:
         after_task_publish.disconnect(published)
         with app.connection_for_write() as conn:
