@@ -29,6 +29,7 @@ _CODE_URL = re.compile(
     r"(?<![\w.\-/@])(?:https?://)?(?:www\.)?(github\.com|gitlab\.com|huggingface\.co)(/[^\s{}<>\"'\\]+)",
     re.IGNORECASE,
 )
+_HOSTS = ("github.com", "gitlab.com", "huggingface.co")
 _TRAILING = ".,;:!?)]*"
 # Site pages, not a project's repository or model.
 _NOT_PROJECTS = {
@@ -52,7 +53,11 @@ def code_link(*texts: str) -> str:
     gitlab.com/<group>/<project>[/...], huggingface.co/<...> (a model, data
     set or space; not its paper pages)."""
     for text in texts:
-        for found in _CODE_URL.finditer(text or ""):
+        lowered = (text or "").lower()
+        # Most texts hold no such host: a substring test is a fiftieth of the regex's scan.
+        if not any(host in lowered for host in _HOSTS):
+            continue
+        for found in _CODE_URL.finditer(text):
             host = found.group(1).lower()
             path = _trimmed(found.group(2))
             segments = [segment for segment in path.split("/") if segment]
@@ -181,7 +186,9 @@ def _year(clause: str, match: re.Match) -> str:
 def venue_acceptance(comments: str) -> str:
     """The venue that the comments say accepted the paper, as "NeurIPS 2026
     oral" (name, year where given, track where given), or ""."""
-    for clause in _CLAUSES.split(comments or ""):
+    if not comments or _VENUE.search(comments) is None:
+        return ""  # most comments name no venue: one scan, no clauses
+    for clause in _CLAUSES.split(comments):
         if _NOT_ACCEPTED.search(clause):
             continue
         match = _VENUE.search(clause)
