@@ -200,3 +200,9 @@ def test_the_badges_escape_what_is_stored_and_keep_only_http_links(signals):
     assert "<b onclick" not in html
     assert "&lt;b onclick=&quot;x&quot;&gt;NeurIPS&lt;/b&gt;" in html
     assert 'data-badge="code"' not in html and "javascript:" not in html
+
+
+def test_the_paper_page_shows_the_code_and_venue_badges_too(client, signals):
+    page = client.get("/papers/2612.00002/").content.decode()
+    assert 'href="https://github.com/org/repo" rel="noopener noreferrer nofollow"' in page
+    assert 'data-badge="venue">ICLR 2026 oral</span>' in page
