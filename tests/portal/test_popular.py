@@ -206,3 +206,9 @@ def test_the_paper_page_shows_the_code_and_venue_badges_too(client, signals):
     page = client.get("/papers/2612.00002/").content.decode()
     assert 'href="https://github.com/org/repo" rel="noopener noreferrer nofollow"' in page
     assert 'data-badge="venue">ICLR 2026 oral</span>' in page
+
+
+def test_the_popular_sort_ranks_a_searchs_matches_too(api, signals):
+    response = api.get("/api/v1/papers/", {"sort": "popular", "q": "abstract", "mode": "keyword"})
+    # 2612.00003's abstract is its link; the others say "An abstract."
+    assert api_ids(response) == ["2612.00001", "2612.00002", "2612.00004"]
