@@ -1,17 +1,21 @@
 """Reads of the private Atom feeds: the user a feed secret names, the
 newest entries of the trail or of one follow, and a validator (ETag and
 Last-Modified) computed from the same rows, so a conditional GET that
-finds nothing new costs the two indexed queries and no rendering."""
+finds nothing new costs a few indexed queries and no rendering. The entries
+are in the reader's trail order ("for you": each day by their score)."""
 
 from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass, field
 from datetime import datetime
+from zoneinfo import ZoneInfo
 
 from accounts.alerts.models import AlertSettings
 from accounts.follows.models import Follow
 from accounts.models import User
+from accounts.recommend.scoring import window_start
+from accounts.recommend.trail_order import UNSCORED, paper_scores
 from accounts.trail.models import TrailItem, TrailMatch
 from digests.selectors import readings_for_versions
 from harvest.models import Paper
@@ -69,6 +73,22 @@ def _rows(user: User, follow: Follow | None, size: int) -> list[tuple]:
     )
 
 
+def _in_reader_order(user: User, rows: list[tuple]) -> list[tuple]:
+    """The trail's order "for you" when the reader chose it: each day (in their
+    zone, newest first) by their score; newest first otherwise."""
+    if user.trail_order != User.TrailOrder.FOR_YOU or not rows:
+        return rows
+    scores = paper_scores(user.pk, [row[0] for row in rows], since=window_start())
+    if not scores:
+        return rows
+    zone = ZoneInfo(user.time_zone)
+    return sorted(
+        rows,
+        key=lambda row: (row[4].astimezone(zone).date(), scores.get(row[0], UNSCORED), row[4]),
+        reverse=True,
+    )
+
+
 def feed_state(*, secret: str, follow_id: int | None, size: int) -> FeedState | None:
     """The feed a URL names, or None (an unknown or rotated secret, a follow
     that is not this user's): the caller answers 404 either way."""
@@ -80,7 +100,7 @@ def feed_state(*, secret: str, follow_id: int | None, size: int) -> FeedState | 
         follow = Follow.objects.filter(user=user, pk=follow_id).first()
         if follow is None:
             return None
-    rows = _rows(user, follow, size)
+    rows = _in_reader_order(user, _rows(user, follow, size))
     digest = hashlib.sha256(f"{user.language}|{follow.name if follow else ''}".encode())
     for paper_id, _version_id, number, kind, event_at in rows:
         digest.update(f"|{paper_id}.{number}.{kind}.{event_at.isoformat()}".encode())

@@ -5,10 +5,12 @@ earlier alert" exact), and the content read back from them for the mail."""
 
 from __future__ import annotations
 
+import math
 from collections import defaultdict
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
+from django.conf import settings
 from django.db import connection, transaction
 from django.db.models import Max
 from django.urls import reverse
@@ -17,6 +19,8 @@ from accounts.alerts.links import absolute, unsubscribe_url
 from accounts.alerts.models import AlertMail, AlertMailItem
 from accounts.follows.models import Follow
 from accounts.models import User
+from accounts.recommend.scoring import window_start
+from accounts.recommend.trail_order import scores_of_users
 from accounts.trail.delivery import trail_catch_up_users
 from accounts.trail.models import TrailMatch
 from digests.selectors import readings_for_versions
@@ -172,6 +176,8 @@ class AlertPaper:
 class AlertEntry:
     paper: AlertPaper
     also: list[str] = field(default_factory=list)  # the user's other follows that matched it
+    follow_name: str = ""  # the follow it is listed under
+    score: float | None = None  # the reader's score of it, when they have a ranking
 
 
 @dataclass
@@ -184,13 +190,22 @@ class AlertGroup:
 
 @dataclass
 class AlertContent:
+    """A mail's papers: with a ranking, its best `top` in full in the reader's
+    order and the rest one line each under their follows (in that order too);
+    without one, every paper in full under its follow."""
+
     mail: AlertMail
     user: User
     groups: list[AlertGroup]
+    top: list[AlertEntry] = field(default_factory=list)
 
     @property
     def paper_count(self) -> int:
-        return sum(len(group.entries) for group in self.groups)
+        return len(self.top) + sum(len(group.entries) for group in self.groups)
+
+    @property
+    def ranked(self) -> bool:
+        return bool(self.top)
 
 
 def _first_line(text: str) -> str:
@@ -285,6 +300,8 @@ def alert_contents(
     by_mail: dict[int, list] = defaultdict(list)
     for row in items:
         by_mail[row[0]].append(row)
+    wanted = {mail.user_id: {row[1] for row in by_mail.get(mail.pk, [])} for mail in mails}
+    scores = scores_of_users(wanted, since=window_start())
     contents = []
     for mail in mails:
         user = users[mail.user_id]
@@ -301,6 +318,25 @@ def alert_contents(
                     first, follow_names[first], unsubscribe_url(user_id=user.pk, follow_id=first)
                 )
             also = [follow_names[f] for f in sorted(known) if f != first]
-            group.entries.append(AlertEntry(paper, also))
-        contents.append(AlertContent(mail, user, [groups[key] for key in sorted(groups)]))
+            group.entries.append(AlertEntry(paper, also, group.name, scores[user.pk].get(paper_id)))
+        contents.append(_in_order(AlertContent(mail, user, [groups[key] for key in sorted(groups)])))
     return contents
+
+
+def _in_order(content: AlertContent) -> AlertContent:
+    """The reader's order, when they have one: the best ALERT_TOP_PAPERS
+    taken out in full, each group's rest by score (unscored last, as listed)."""
+    entries = [entry for group in content.groups for entry in group.entries]
+    if not any(entry.score is not None for entry in entries):
+        return content
+
+    def rank(entry: AlertEntry) -> float:
+        return entry.score if entry.score is not None else -math.inf
+
+    best = sorted(entries, key=rank, reverse=True)[: settings.ALERT_TOP_PAPERS]
+    chosen = {id(entry) for entry in best}
+    for group in content.groups:
+        group.entries = sorted((e for e in group.entries if id(e) not in chosen), key=rank, reverse=True)
+    content.groups = [group for group in content.groups if group.entries]
+    content.top = best
+    return content

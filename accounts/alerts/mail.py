@@ -74,10 +74,15 @@ def build_message(content: AlertContent) -> EmailMultiAlternatives:
     day = mail.period
     everything = unsubscribe_url(user_id=user.pk)
     with translation.override(user.language), timezone.override(user.time_zone):
-        for group in content.groups:
-            for entry in group.entries:
-                _render_paper(entry.paper)
+        for entry in content.top:
+            _render_paper(entry.paper)
+        if not content.ranked:
+            for group in content.groups:
+                for entry in group.entries:
+                    _render_paper(entry.paper)
         context = {
+            "top": content.top,
+            "ranked": content.ranked,
             "user": user,
             "day": day,
             "frequency": mail.frequency,

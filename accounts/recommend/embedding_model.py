@@ -34,6 +34,7 @@ BACKGROUND = 1000
 class EmbeddingModel:
     weights: np.ndarray  # float32, one per embedding dimension
     intercept: float
+    text_weight: float = TEXT_WEIGHT  # the text model's share when the two are blended
 
     def score(self, vectors: np.ndarray) -> np.ndarray:
         """Background units: 0 is the typical background paper."""
@@ -41,13 +42,19 @@ class EmbeddingModel:
 
     def to_bytes(self) -> bytes:
         buffer = io.BytesIO()
-        np.savez(buffer, weights=self.weights, intercept=np.float32(self.intercept))
+        np.savez(
+            buffer,
+            weights=self.weights,
+            intercept=np.float32(self.intercept),
+            text_weight=np.float32(self.text_weight),
+        )
         return buffer.getvalue()
 
     @classmethod
     def from_bytes(cls, data: bytes) -> EmbeddingModel:
         stored = np.load(io.BytesIO(bytes(data)))
-        return cls(stored["weights"].astype(np.float32), float(stored["intercept"]))
+        text_weight = float(stored["text_weight"]) if "text_weight" in stored else TEXT_WEIGHT
+        return cls(stored["weights"].astype(np.float32), float(stored["intercept"]), text_weight)
 
 
 def fit_embedding_model(
@@ -80,6 +87,22 @@ def fit_embedding_model(
     return EmbeddingModel(*_in_background_units(coefficients, -float(centre @ coefficients), background))
 
 
+def query_model(query: np.ndarray, background: np.ndarray) -> EmbeddingModel:
+    """A text embedded as a query (a researcher's description of their
+    interests) as a model: its cosine to each paper, in background units."""
+    weights, intercept = _in_background_units(np.asarray(query, dtype=np.float64), 0.0, np.asarray(background))
+    return EmbeddingModel(weights, intercept)
+
+
+def mixed(first: EmbeddingModel, second: EmbeddingModel, *, share: float) -> EmbeddingModel:
+    """`share` of the second model with the rest of the first (both in background units)."""
+    return EmbeddingModel(
+        ((1 - share) * first.weights + share * second.weights).astype(np.float32),
+        (1 - share) * first.intercept + share * second.intercept,
+        first.text_weight,
+    )
+
+
 def _in_background_units(weights: np.ndarray, intercept: float, background: np.ndarray) -> tuple[np.ndarray, float]:
     scores = background @ weights + intercept
     scale = float(scores.std()) or 1.0
@@ -92,8 +115,9 @@ def in_background_units(scores: np.ndarray, background_scores: np.ndarray) -> np
     return (np.asarray(scores, dtype=np.float32) - float(np.mean(background_scores))) / scale
 
 
-def blended(embedding_scores: np.ndarray, text_scores: np.ndarray, *, text_weight: float = TEXT_WEIGHT) -> np.ndarray:
-    """The chosen score: both halves in background units."""
+def blended(embedding_scores: np.ndarray, text_scores: np.ndarray, *, text_weight=TEXT_WEIGHT) -> np.ndarray:
+    """The chosen score: both halves in background units (`text_weight` one
+    number, or one per column of the scores)."""
     return (1 - text_weight) * embedding_scores + text_weight * text_scores
 
 

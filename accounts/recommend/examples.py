@@ -46,6 +46,12 @@ def negative_paper_ids(user: User) -> set[int]:
     return set(dismissed) | set(refused)
 
 
+def background_paper_ids(count: int, *, exclude: set[int]) -> list[int]:
+    """The newest papers' ids, these left out: what a model is asked about looks like them."""
+    newest = Paper.objects.order_by("-included_at", "-id").values_list("id", flat=True)[: count + len(exclude)]
+    return [pk for pk in newest if pk not in exclude][:count]
+
+
 def user_examples(user: User, *, seed: int | None = None) -> Examples:
     saves = dict(Record.objects.filter(user=user).values_list("paper_id", "saved_at"))
     negative_ids = negative_paper_ids(user) - set(saves)

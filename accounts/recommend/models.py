@@ -10,6 +10,9 @@ class RecommenderProfile(models.Model):
 
     user = models.OneToOneField(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="recommender")
     per_tag = models.BooleanField(default=False, help_text="also train a model for each tag with enough saves")
+    description = models.TextField(
+        blank=True, default="", help_text="the researcher's interests in their own words, embedded as a query"
+    )
     trained_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
@@ -22,8 +25,10 @@ class RecommenderProfile(models.Model):
 
 class RecommenderModel(models.Model):
     """One trained model: the user's whole record (tag empty) or one tag's
-    records. `weights` is the sparse weight vector; `neighbours` the vectors of
-    the most recent saves, which explanations compare recommendations with."""
+    records. `weights` is the text model's sparse weight vector; `embedding`
+    the model over paper embeddings (empty when none could be trained);
+    `neighbours` the text vectors of the most recent saves, which explanations
+    compare recommendations with."""
 
     user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+", db_index=False)
     tag = models.ForeignKey("accounts.Tag", on_delete=models.CASCADE, null=True, blank=True, related_name="+")
@@ -32,6 +37,7 @@ class RecommenderModel(models.Model):
     negatives = models.PositiveIntegerField(default=0)
     background = models.PositiveIntegerField(default=0)
     weights = models.BinaryField()
+    embedding = models.BinaryField(default=b"", blank=True)
     neighbours = models.BinaryField()
 
     class Meta:
@@ -99,3 +105,40 @@ class NotInterested(models.Model):
 
     def __str__(self) -> str:
         return f"{self.user_id} not interested in {self.paper_id}"
+
+
+class ScoringRun(models.Model):
+    """One scoring of a set of papers (a harvest page's, or the window's after
+    a user's retraining): the papers, in the order every sheet of the run
+    keeps its scores in (little-endian int32)."""
+
+    created_at = models.DateTimeField(default=timezone.now, db_index=True)
+    paper_ids = models.BinaryField()
+
+    class Meta:
+        verbose_name = gettext_lazy("scoring run")
+        verbose_name_plural = gettext_lazy("scoring runs")
+
+    def __str__(self) -> str:
+        return f"scoring run {self.pk} ({self.created_at:%Y-%m-%d %H:%M})"
+
+
+class ScoreSheet(models.Model):
+    """One user's scores of one run's papers (little-endian float16, in the
+    run's order): what orders their trail "for you" and their alerts. One row
+    per user and run instead of one per user and paper: a harvest scores
+    thousands of papers for every active researcher."""
+
+    run = models.ForeignKey(ScoringRun, on_delete=models.CASCADE, related_name="sheets")
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+", db_index=False)
+    scores = models.BinaryField()
+    computed_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        verbose_name = gettext_lazy("score sheet")
+        verbose_name_plural = gettext_lazy("score sheets")
+        constraints = [models.UniqueConstraint(fields=["user", "run"], name="scoresheet_user_run_unique")]
+        indexes = [models.Index(fields=["user", "-computed_at"], name="scoresheet_user_computed_idx")]
+
+    def __str__(self) -> str:
+        return f"scores of {self.user_id} in run {self.run_id}"

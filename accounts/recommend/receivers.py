@@ -1,6 +1,6 @@
 """Signals that retrain or score: a record or its tags changed, in one row or
 in bulk, or the reader dismissed cards (retrain, debounced), or a harvest
-committed new versions (score). Connected in AccountsConfig.ready."""
+page's new versions have their embeddings (score: the embedding half needs them). Connected in AccountsConfig.ready."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from accounts.recommend.services import schedule_retrain
 from accounts.records.models import Record, RecordTag
 from accounts.records.signals import records_changed
 from accounts.trail.signals import cards_dismissed
-from harvest.signals import versions_created
+from harvest.signals import versions_embedded
 
 
 @receiver(post_save, sender=Record, dispatch_uid="recommend.record_saved")
@@ -31,9 +31,9 @@ def on_examples_changed(sender, *, user_id, **kwargs) -> None:
     schedule_retrain(user_id)
 
 
-@receiver(versions_created, dispatch_uid="recommend.versions_created")
-def on_versions_created(sender, *, version_ids, **kwargs) -> None:
-    """Score the new versions' papers for every model once the page commits."""
+@receiver(versions_embedded, dispatch_uid="recommend.versions_embedded")
+def on_versions_embedded(sender, *, version_ids, **kwargs) -> None:
+    """Score the new versions' papers for every active model once the page is embedded."""
     ids = list(version_ids)
     if ids:
         transaction.on_commit(lambda: tasks.score_recommendations.delay(ids))

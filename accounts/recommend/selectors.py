@@ -39,10 +39,11 @@ class RecommenderStatus:
     trained_at: datetime | None
     per_tag: bool
     tags: list[Tag]
+    description: str = ""
 
     @property
     def ready(self) -> bool:
-        return self.saves >= self.min_saves and self.trained_at is not None
+        return self.trained_at is not None
 
     @property
     def saves_missing(self) -> int:
@@ -58,6 +59,7 @@ def recommender_status(user: User) -> RecommenderStatus:
         trained_at=profile.trained_at if profile else None,
         per_tag=bool(profile and profile.per_tag),
         tags=tags,
+        description=profile.description if profile else "",
     )
 
 
@@ -67,8 +69,8 @@ def recommendation_get(*, user: User, recommendation_id: int) -> Recommendation 
 
 
 def recommendations_for_user(user: User, limit: int = 20, *, tag_id: int | None = None) -> list[RecommendationEntry]:
-    """The best-scored papers of the window that the user has not saved,
-    dismissed, refused or opened, each with the saved papers it is closest to
+    """The best-scored papers of the window outside the user's follows (no
+    card in their trail) that they have not saved, refused or opened, each with the saved papers it is closest to
     (only those still saved) and its weightiest terms. The alert calls this."""
     rows = (
         Recommendation.objects.filter(user=user, seen_at__isnull=True, event_at__gte=window_start()).filter(
@@ -82,7 +84,8 @@ def recommendations_for_user(user: User, limit: int = 20, *, tag_id: int | None 
     rows = (
         rows.exclude(Exists(Record.objects.filter(user=user, paper_id=OuterRef("paper_id"))))
         .exclude(Exists(NotInterested.objects.filter(user=user, paper_id=OuterRef("paper_id"))))
-        .exclude(Exists(TrailItem.objects.filter(user=user, paper_id=OuterRef("paper_id"), dismissed=True)))
+        # Dismissed cards, and the papers the follows brought: those the trail ranks.
+        .exclude(Exists(TrailItem.objects.filter(user=user, paper_id=OuterRef("paper_id"))))
         .select_related("paper")
         .order_by("-score", "pk")[:limit]
     )

@@ -55,3 +55,20 @@ def recommender_set_per_tag(*, user: User, per_tag: bool) -> RecommenderProfile:
         profile.save(update_fields=["per_tag"])
         schedule_retrain(user.pk)
     return profile
+
+
+MAX_DESCRIPTION = 2000  # characters: a few paragraphs; the encoder reads about 500 tokens
+
+
+def recommender_set_description(*, user: User, description: str) -> RecommenderProfile:
+    """The researcher's interests in their own words (English or Chinese):
+    embedded like a search query, it seeds the ranking before any save."""
+    text = description.strip()
+    if len(text) > MAX_DESCRIPTION:
+        raise ValueError(f"at most {MAX_DESCRIPTION} characters")
+    profile, _ = RecommenderProfile.objects.get_or_create(user=user)
+    if profile.description != text:
+        profile.description = text
+        profile.save(update_fields=["description"])
+        schedule_retrain(user.pk)
+    return profile

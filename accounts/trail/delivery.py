@@ -12,17 +12,15 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Iterable, Iterator
-from datetime import timedelta
 
-from django.conf import settings
 from django.db import connection, transaction
-from django.db.models import Exists, OuterRef, Q, Subquery
-from django.utils import timezone
+from django.db.models import Exists, OuterRef, Subquery
 
+from accounts.activity import recently_active
 from accounts.follows.definition import FollowDefinition
 from accounts.follows.matching import NEW, REVISION, FollowRules, Hit
 from accounts.follows.models import Exclusion, Follow
-from accounts.models import ApiToken, User
+from accounts.models import User
 from accounts.trail.lock import TrailWriteResult, lock_trail
 from accounts.trail.models import DefinitionMatch
 from accounts.trail.writers import trail_record_hits
@@ -81,16 +79,10 @@ def reader_chunks(*, size: int = DELIVERY_CHUNK) -> Iterator[list[int]]:
     time: those delivered by email, and those who joined, signed in or used an
     API token within PAPERTRAIL_TRAIL_ACTIVE_DAYS. Others' cards are made when
     they sign in again (or at their token's next use, by the next matching)."""
-    since = timezone.now() - timedelta(days=settings.PAPERTRAIL_TRAIL_ACTIVE_DAYS)
     following = Follow.objects.filter(user=OuterRef("pk"), muted=False)
     readers = (
         User.objects.filter(Exists(following))
-        .filter(
-            Q(last_login__gte=since)
-            | Q(date_joined__gte=since)
-            | Exists(following.exclude(delivery=Follow.Delivery.TRAIL))
-            | Exists(ApiToken.objects.filter(user=OuterRef("pk"), last_used_at__gte=since))
-        )
+        .filter(recently_active() | Exists(following.exclude(delivery=Follow.Delivery.TRAIL)))
         .order_by("pk")
         .values_list("pk", flat=True)
     )

@@ -42,6 +42,11 @@ class TrailEntry:
     event_at: datetime
     matches: list[MatchReason] = field(default_factory=list)
     dismissed: bool = False
+    # Set by a ranking of the trail (accounts.recommend): the card's score and
+    # why it ranks where it does (the saved papers and terms it is closest to).
+    score: float | None = None
+    closest: list = field(default_factory=list)
+    terms: list[str] = field(default_factory=list)
 
     @property
     def cursor(self) -> str:
@@ -79,6 +84,62 @@ def _after(rows: QuerySet, at_field: str, id_field: str, cursor: str | None) -> 
     )
 
 
+def _cards(*, user: User, follow_id: int | None, kind: str | None, unread_only: bool) -> tuple[QuerySet, str, str]:
+    """The user's cards under the trail's filters, as rows of TrailMatch (one
+    follow's view, a range of its index) or TrailItem, with the names of
+    their event time and card id fields."""
+    if follow_id is not None:
+        rows = TrailMatch.objects.filter(follow_id=follow_id, user=user)
+        rows = rows.filter(unread=True) if unread_only else rows.filter(item__dismissed=False)
+        if kind:
+            rows = rows.filter(item__kind=kind)
+        return rows, "event_at", "item_id"
+    rows = TrailItem.objects.filter(user=user, dismissed=False)
+    if unread_only:
+        rows = rows.filter(unread=True)
+    if kind:
+        rows = rows.filter(kind=kind)
+    return rows, "latest_event_at", "id"
+
+
+def trail_card_times(
+    *,
+    user: User,
+    follow_id: int | None = None,
+    kind: str | None = None,
+    unread_only: bool = False,
+    since: datetime,
+    before: datetime,
+) -> list[tuple[int, int, datetime]]:
+    """(card id, paper id, event time) of the cards whose event falls in
+    [since, before), newest first: one day of the trail, for a ranking."""
+    rows, at_field, id_field = _cards(user=user, follow_id=follow_id, kind=kind, unread_only=unread_only)
+    paper_field = "item__paper_id" if follow_id is not None else "paper_id"
+    rows = rows.filter(**{f"{at_field}__gte": since, f"{at_field}__lt": before})
+    return list(rows.order_by(f"-{at_field}", f"-{id_field}").values_list(id_field, paper_field, at_field))
+
+
+def trail_newest_time(
+    *,
+    user: User,
+    follow_id: int | None = None,
+    kind: str | None = None,
+    unread_only: bool = False,
+    before: datetime | None = None,
+) -> datetime | None:
+    """The newest card's event time (before `before`), under the filters."""
+    rows, at_field, id_field = _cards(user=user, follow_id=follow_id, kind=kind, unread_only=unread_only)
+    if before is not None:
+        rows = rows.filter(**{f"{at_field}__lt": before})
+    return rows.order_by(f"-{at_field}", f"-{id_field}").values_list(at_field, flat=True).first()
+
+
+def trail_entries(item_ids: list[int]) -> list[TrailEntry]:
+    """The entries of these cards, in this order."""
+    cards = TrailItem.objects.in_bulk(item_ids)
+    return _entries([cards[item_id] for item_id in item_ids if item_id in cards])
+
+
 def trail_page(
     *,
     user: User,
@@ -92,22 +153,14 @@ def trail_page(
     time and id, so a page is stable while events arrive: a card that gets a
     new event moves to the top instead of shifting the pages after it)."""
     size = max(1, min(size, MAX_PAGE))
+    rows, at_field, id_field = _cards(user=user, follow_id=follow_id, kind=kind, unread_only=unread_only)
+    rows = _after(rows, at_field, id_field, cursor).order_by(f"-{at_field}", f"-{id_field}")
     if follow_id is not None:
-        rows = TrailMatch.objects.filter(follow_id=follow_id, user=user)
-        rows = rows.filter(unread=True) if unread_only else rows.filter(item__dismissed=False)
-        if kind:
-            rows = rows.filter(item__kind=kind)
-        rows = _after(rows, "event_at", "item_id", cursor).order_by("-event_at", "-item_id")
         item_ids = list(rows.values_list("item_id", flat=True)[: size + 1])
         cards = TrailItem.objects.in_bulk(item_ids)
         items = [cards[item_id] for item_id in item_ids if item_id in cards]
     else:
-        rows = TrailItem.objects.filter(user=user, dismissed=False)
-        if unread_only:
-            rows = rows.filter(unread=True)
-        if kind:
-            rows = rows.filter(kind=kind)
-        items = list(_after(rows, "latest_event_at", "id", cursor).order_by("-latest_event_at", "-id")[: size + 1])
+        items = list(rows[: size + 1])
     more = len(items) > size
     items = items[:size]
     return TrailPage(

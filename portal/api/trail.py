@@ -17,6 +17,8 @@ from rest_framework.utils.urls import replace_query_param
 from rest_framework.views import APIView
 
 from accounts.follows.models import Follow
+from accounts.models import User
+from accounts.recommend.trail_order import decode_rank_cursor, for_you_page, ranking_seed
 from accounts.trail.models import TrailItem
 from accounts.trail.selectors import InvalidCursor, decode_cursor, trail_page, trail_unread_counts
 from accounts.trail.services import trail_dismiss, trail_mark_read, trail_undismiss
@@ -42,6 +44,14 @@ TRAIL_PARAMETERS = [
         "kind", OpenApiTypes.STR, enum=TrailItem.Kind.values, description="Only new papers or only revisions."
     ),
     OpenApiParameter("unread", OpenApiTypes.BOOL, description="1: only unread cards (default: every card)."),
+    OpenApiParameter(
+        "order",
+        OpenApiTypes.STR,
+        enum=list(User.TrailOrder.values),
+        description="for_you: within each day (newest first, in your time zone) by your score; newest: newest "
+        "event first. Default: the order you chose on the trail page (for_you unless changed); without a "
+        "ranking yet, for_you is newest first.",
+    ),
     CURSOR_PARAMETER,
     PAGE_SIZE_PARAMETER,
 ]
@@ -58,8 +68,16 @@ def _usable_time(at: datetime | None) -> bool:
     return True
 
 
-def _trail_cursor(request: Request) -> str | None:
+def _trail_cursor(request: Request, *, ranked: bool) -> str | None:
     cursor = cursor_from(request)
+    if cursor is not None and ranked:
+        try:
+            decode_rank_cursor(cursor)
+        except InvalidCursor:
+            raise ParameterError(
+                {"cursor": [_("This page link is damaged; start again from the first page.")]}
+            ) from None
+        return cursor
     if cursor is not None:
         try:
             at, item_id = decode_cursor(cursor)
@@ -94,12 +112,17 @@ class TrailView(APIView):
         kind = params.get("kind", "") or None
         if kind is not None and kind not in TrailItem.Kind.values:
             raise ParameterError({"kind": [_("Use new or revision.")]})
-        page = trail_page(
+        order = params.get("order", "") or request.user.trail_order
+        if order not in User.TrailOrder.values:
+            raise ParameterError({"order": [_("Use for_you or newest.")]})
+        ranked = order == User.TrailOrder.FOR_YOU and ranking_seed(request.user).ready
+        read_page = for_you_page if ranked else trail_page
+        page = read_page(
             user=request.user,
             follow_id=follow_id,
             kind=kind,
             unread_only=bool_param(request, "unread", False),
-            cursor=_trail_cursor(request),
+            cursor=_trail_cursor(request, ranked=ranked),
             size=page_size_from(request),
         )
         cards = {card.paper.pk: card for card in paper_cards([entry.paper for entry in page.entries])}
@@ -107,7 +130,9 @@ class TrailView(APIView):
             replace_query_param(request.build_absolute_uri(), "cursor", page.next_cursor) if page.next_cursor else None
         )
         return Response(
-            TrailPageSerializer({"next": next_link, "results": page.entries}, context={"cards": cards}).data
+            TrailPageSerializer(
+                {"next": next_link, "order": order, "results": page.entries}, context={"cards": cards}
+            ).data
         )
 
 

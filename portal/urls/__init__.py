@@ -45,6 +45,7 @@ urlpatterns = [
     path("records/import/", record_files.records_import, name="records_import"),
     path("trail/", trail.trail, name="trail"),
     path("trail/read/", trail.trail_read_up_to, name="trail_read_up_to"),
+    path("trail/order/", trail.trail_order, name="trail_order"),
     path("trail/<int:item_id>/open/", trail.trail_open, name="trail_open"),
     path("trail/<int:item_id>/read/", trail.trail_read, name="trail_read"),
     path("trail/<int:item_id>/dismiss/", trail.trail_not_interested, name="trail_dismiss"),
@@ -56,6 +57,7 @@ urlpatterns = [
     ),
     path("trail/recommended/", recommendations.recommended, name="trail_recommended"),
     path("trail/recommended/settings/", recommendations.recommender_settings, name="recommender_settings"),
+    path("trail/recommended/interests/", recommendations.recommender_interests, name="recommender_interests"),
     path(
         "trail/recommended/<int:recommendation_id>/open/",
         recommendations.recommendation_open_view,

@@ -17,9 +17,11 @@ from django.views.decorators.http import require_GET, require_POST
 from accounts.recommend.models import Recommendation
 from accounts.recommend.selectors import recommendation_get, recommendations_for_user, recommender_status
 from accounts.recommend.services import (
+    MAX_DESCRIPTION,
     recommendation_not_interested,
     recommendation_open,
     recommendation_save,
+    recommender_set_description,
     recommender_set_per_tag,
 )
 from portal.selectors import paper_cards
@@ -93,3 +95,16 @@ def recommender_settings(request: HttpRequest) -> HttpResponse:
     recommender_set_per_tag(user=request.user, per_tag=request.POST.get("per_tag", "") in ("1", "on", "true"))
     messages.success(request, _("Saved: your recommendations are retrained in a few minutes."))
     return redirect(reverse("portal:trail_recommended"))
+
+
+@login_required
+@require_POST
+def recommender_interests(request: HttpRequest) -> HttpResponse:
+    """The researcher's description of their interests, which seeds the ranking."""
+    try:
+        recommender_set_description(user=request.user, description=request.POST.get("description", ""))
+    except ValueError:
+        messages.error(request, _("description: at most %(n)d characters.") % {"n": MAX_DESCRIPTION})
+        return redirect(f"{reverse('portal:trail_recommended')}#interests")
+    messages.success(request, _("Saved: your ranking is retrained from it in a few minutes."))
+    return redirect(f"{reverse('portal:trail_recommended')}#interests")

@@ -18,7 +18,10 @@ from django.views.decorators.http import require_GET, require_POST
 
 from accounts.follows.selectors import follow_list
 from accounts.follows.services import author_variant_reject
+from accounts.models import User
+from accounts.recommend.trail_order import for_you_page, ranking_seed
 from accounts.records.selectors import saved_count
+from accounts.services import user_set_trail_order
 from accounts.trail.models import TrailItem
 from accounts.trail.selectors import (
     InvalidCursor,
@@ -33,6 +36,7 @@ from portal.selectors import attach_records, paper_cards
 
 TRAIL_PAGE = 20
 KINDS = tuple(TrailItem.Kind.values)
+ORDERS = tuple(User.TrailOrder.values)
 
 
 def _highlight_terms(entry: TrailEntry) -> list[str]:
@@ -68,8 +72,14 @@ def trail(request: HttpRequest) -> HttpResponse:
     if kind is not None and kind not in KINDS:
         return _bad_request(request, context, "kind", _("Use new or revision."))
     unread_only = request.GET.get("unread", "") in ("1", "true", "on")
+    order = request.GET.get("order", "") or request.user.trail_order
+    if order not in ORDERS:
+        return _bad_request(request, context, "order", _("Use for_you or newest."))
+    seed = ranking_seed(request.user) if order == User.TrailOrder.FOR_YOU else None
+    # Without a ranking, "for you" is newest first: the same page, fewer queries.
+    read_page = for_you_page if seed is not None and seed.ready else trail_page
     try:
-        page = trail_page(
+        page = read_page(
             user=request.user,
             follow_id=follow_id,
             kind=kind,
@@ -94,10 +104,25 @@ def trail(request: HttpRequest) -> HttpResponse:
         unread_only=unread_only,
         undo=undo,
         is_first=not request.GET.get("cursor"),
+        order=order,
+        ranked=any(entry.score is not None for entry in page.entries),
+        seed=seed,
     )
     response = render(request, "portal/trail.html", context)
     add_never_cache_headers(response)
     return response
+
+
+@login_required
+@require_POST
+def trail_order(request: HttpRequest) -> HttpResponse:
+    """Keep the order the trail opens in (the switch above the cards)."""
+    order = request.POST.get("order", "")
+    if order not in ORDERS:
+        messages.error(request, _("order: use for_you or newest."))
+        return redirect("portal:trail")
+    user_set_trail_order(user=request.user, order=order)
+    return redirect("portal:trail")
 
 
 def _own_item(request: HttpRequest, item_id: int) -> TrailItem:

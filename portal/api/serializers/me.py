@@ -157,6 +157,12 @@ class MatchSerializer(serializers.Serializer):
     reason = serializers.DictField(help_text="Why it matched (category, matched names, query words, filters).")
 
 
+class ClosestSavedSerializer(serializers.Serializer):
+    arxiv_id = serializers.CharField(help_text="A paper of your research record.")
+    title = serializers.CharField(help_text="Its title.")
+    similarity = serializers.FloatField(help_text="How close the card's paper is to it (cosine of their text vectors).")
+
+
 class TrailItemSerializer(serializers.Serializer):
     """Serialises an accounts.selectors.TrailEntry, its paper given as a card in context."""
 
@@ -169,6 +175,17 @@ class TrailItemSerializer(serializers.Serializer):
     matches = MatchSerializer(many=True, help_text="The follows that matched, with their reasons.")
     read = serializers.SerializerMethodField(help_text="The card was marked read.")
     dismissed = serializers.SerializerMethodField(help_text="The card was dismissed (not interested).")
+    score = serializers.FloatField(
+        allow_null=True,
+        help_text="order=for_you: your score of the paper (0 is a typical paper, 1 a standard deviation above); "
+        "null when it is not scored yet or the order is newest.",
+    )
+    closest = ClosestSavedSerializer(
+        many=True, help_text="order=for_you: the saved papers the card's paper is closest to (why it ranks here)."
+    )
+    terms = serializers.ListField(
+        child=serializers.CharField(), help_text="order=for_you: its terms that weigh most in your model."
+    )
 
     @extend_schema_field(PaperSerializer)
     def get_paper(self, entry) -> dict:
@@ -189,7 +206,11 @@ class TrailItemSerializer(serializers.Serializer):
 
 class TrailPageSerializer(serializers.Serializer):
     next = serializers.URLField(allow_null=True, help_text="The next page, or null on the last page.")
-    results = TrailItemSerializer(many=True, help_text="The cards on this page, newest event first.")
+    order = serializers.ChoiceField(
+        choices=["for_you", "newest"],
+        help_text="for_you: each day's cards (newest day first) by your score; newest: newest event first.",
+    )
+    results = TrailItemSerializer(many=True, help_text="The cards on this page, in `order`.")
 
 
 class TrailReadSerializer(serializers.Serializer):
