@@ -352,7 +352,8 @@ def describe(summary: dict) -> str:
         + ", ".join(f"{n}: {c / scale:.1%}" for n, c in sorted(versions.items(), key=lambda kv: int(kv[0]))),
         "cross-lists per paper: " + ", ".join(f"{n}: {c / scale:.1%}" for n, c in sorted(cross.items())),
         f"AI-related {shape['ai_related'] / scale:.1%}, revised {shape['revised'] / scale:.1%}, "
-        f"cs.* primary {shape['cs_primary'] / scale:.1%}",
+        f"cs.* primary {shape['cs_primary'] / scale:.1%}, a code link {shape['code_links'] / scale:.1%}, "
+        f"a venue acceptance {shape['venues'] / scale:.1%}, HF picks {shape['picks']:,}",
         "largest categories (share of papers, CS-primary share): "
         + ", ".join(
             f"{code} {count / scale:.1%} ({shape[f'category_cs_primary:{code}'] / count:.0%})"

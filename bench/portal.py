@@ -222,12 +222,21 @@ def run(args: argparse.Namespace) -> dict:
         paper_ids=picked["papers"],
         today_beijing=today,
     )
-    from harvest.filters import SORT_UPDATED
+    from django.http import QueryDict
+
+    from harvest.filters import SORT_POPULAR, SORT_UPDATED, PaperFilterSet
     from harvest.models import Paper
     from portal.pagination import keyset_page
 
     cursor = keyset_page(Paper.objects.all(), sort=SORT_UPDATED, cursor=None, size=20).next_cursor
     next(s for s in plan if s.name.startswith("/papers/ page 2")).urls.append(f"/papers/?cursor={cursor}")
+    popular = PaperFilterSet(QueryDict("sort=popular"))
+    assert popular.is_valid(), popular.errors
+    cursor = keyset_page(popular.qs, sort=SORT_POPULAR, cursor=None, size=20).next_cursor
+    if cursor:  # a window of fewer than 21 papers has no second page (a tiny library)
+        for name, path in (("/papers/ popular page 2", "/papers/"), ("API papers popular page 2", "/api/v1/papers/")):
+            next(s for s in plan if s.name.startswith(name)).urls.append(f"{path}?sort=popular&cursor={cursor}")
+    plan = [s for s in plan if s.urls]
     if args.only:
         plan = [s for s in plan if any(text in s.name for text in args.only)]
     started = time.perf_counter()

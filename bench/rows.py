@@ -22,11 +22,12 @@ from functools import cached_property
 
 from bench import library
 from bench.library import Timeline
+from harvest.importance import code_link, venue_acceptance
 
 PAPER_COLUMNS = (
     "id", "arxiv_id", "title", "abstract", "authors", "categories", "primary_category", "comments", "journal_ref",
     "doi", "license", "submitter", "published", "updated", "included_at", "ai_related", "latest_version",
-    "version_count",
+    "version_count", "code_url", "venue", "upvotes",
 )  # fmt: skip
 VERSION_COLUMNS = (
     "id", "paper_id", "number", "submitted", "size", "source_type", "title", "abstract", "authors", "comments",
@@ -40,6 +41,11 @@ READING_COLUMNS = (
     "created_at", "written_at", "error", "attempts", "claimed_at",
 )  # fmt: skip
 PICK_RATE = 0.017  # of AI-related papers since HF_START: about ten a day today
+# Papers whose comments link their code (arXiv's CS listing: roughly a fifth of
+# AI-related papers, fewer elsewhere), drawn from a generator of their own so
+# that every other value stays what the seed gave before.
+CODE_RATE_AI = 0.22
+CODE_RATE_OTHER = 0.08
 BACKFILL_RATE = 0.003  # old papers included after the bootstrap (found through HF or a look-up)
 _MINUTE = timedelta(minutes=1)
 WORD_SLOTS = 2**22
@@ -178,6 +184,7 @@ class ChunkWriter:
     def __init__(self, world: World, number: int, start: int, stop: int) -> None:
         self.world, self.start, self.stop = world, start, stop
         self.rng = random.Random(f"{world.seed}:chunk:{number}")
+        self.signals = random.Random(f"{world.seed}:signals:{number}")
 
     def words(self, count: int) -> list[str]:
         table = self.world.word_table
@@ -210,7 +217,7 @@ class ChunkWriter:
         title = " ".join(title_words)
         title = title[:1].upper() + title[1:]
         abstract = _sentences(self.words(min(320, max(30, int(rng.gauss(165, 55))))))
-        comments = self.comments()
+        comments = self.code_comment(self.comments(), ai)
         versions = self.version_dates(published, included)
         for number, (submitted, discovered) in enumerate(versions, start=1):
             latest = number == len(versions)
@@ -225,19 +232,22 @@ class ChunkWriter:
             chunk.versions.append((version_id, paper_id, number, submitted, size, "D", *text, discovered))
             if ai and discovered >= world.now - timedelta(days=library.READINGS_DAYS):
                 self.reading(version_id, discovered, chunk)
-        chunk.papers.append(
-            (
-                paper_id, arxiv_id, title, abstract, json.dumps(names), json.dumps(categories), categories[0],
-                comments, self.journal_ref(), self.doi(arxiv_id), _draw(rng, library.LICENSES), names[0],
-                published, versions[-1][0], included, ai, len(versions), len(versions),
-            )
+        row = (
+            paper_id, arxiv_id, title, abstract, json.dumps(names), json.dumps(categories), categories[0],
+            comments, self.journal_ref(), self.doi(arxiv_id), _draw(rng, library.LICENSES), names[0],
+            published, versions[-1][0], included, ai, len(versions), len(versions),
         )  # fmt: skip
         for position, author in enumerate(self._author_ids):
             chunk.authorships.append((paper_id * 512 + position, paper_id, author + 1, position))
         for position, code in enumerate(categories):
             chunk.categories.append((paper_id * 8 + position, paper_id, code, position == 0))
+        upvotes = 0
         if ai and published >= library.HF_START and rng.random() < PICK_RATE:
-            self.pick(paper_id, arxiv_id, published, included, chunk)
+            upvotes = self.pick(paper_id, arxiv_id, published, included, chunk)
+        # The signals as ingest stores them (harvest/importance.py reads the same text).
+        chunk.papers.append((*row, code_link(abstract, comments), venue_acceptance(comments), upvotes))
+        chunk.shape["code_links"] += bool(chunk.papers[-1][-3])
+        chunk.shape["venues"] += bool(chunk.papers[-1][-2])
         shape = chunk.shape
         shape[f"versions:{len(versions)}"] += 1
         shape[f"cross_lists:{len(categories) - 1}"] += 1
@@ -289,6 +299,16 @@ class ChunkWriter:
             return f"Accepted at {rng.choice(library.VENUES)} {rng.randint(2008, 2026)}"
         return ""
 
+    def code_comment(self, comments: str, ai: bool) -> str:
+        """The comments with a GitHub link added, for some papers (as arXiv's
+        real comments give one: "Code: https://github.com/<owner>/<repo>")."""
+        signals = self.signals
+        if signals.random() >= (CODE_RATE_AI if ai else CODE_RATE_OTHER):
+            return comments
+        owner = signals.choice(self.world.authors).split()[-1].lower()
+        link = f"Code: https://github.com/{owner}/{signals.choice(self.world.words)}"
+        return f"{comments}. {link}" if comments else link
+
     def journal_ref(self) -> str:
         rng = self.rng
         return f"{rng.choice(library.VENUES)} {rng.randint(2008, 2026)}" if rng.random() < 0.12 else ""
@@ -298,11 +318,12 @@ class ChunkWriter:
             return ""
         return f"10.{self.rng.randint(1000, 99999)}/{arxiv_id.replace('/', '.')}"
 
-    def pick(self, paper_id: int, arxiv_id: str, published: datetime, included: datetime, chunk: Chunk) -> None:
+    def pick(self, paper_id: int, arxiv_id: str, published: datetime, included: datetime, chunk: Chunk) -> int:
+        """A Hugging Face pick of the paper; its upvotes (0 when none is made)."""
         rng, now = self.rng, self.world.now
         featured = (published + timedelta(days=rng.randint(1, 3))).date()
         if featured > now.date():
-            return
+            return 0
         seen = max(included, datetime.combine(featured, time(6), tzinfo=UTC) + timedelta(hours=rng.uniform(0, 12)))
         seen = min(seen, now - _MINUTE)
         last = min(now - _MINUTE, seen + timedelta(hours=rng.uniform(0, 48)))
@@ -310,6 +331,7 @@ class ChunkWriter:
         url = f"https://huggingface.co/papers/{arxiv_id}"
         chunk.picks.append((paper_id, paper_id, self.world.hf_source_id, featured, upvotes, url, seen, last))
         chunk.shape["picks"] += 1
+        return upvotes
 
     def reading(self, version_id: int, discovered: datetime, chunk: Chunk) -> None:
         rng, world = self.rng, self.world

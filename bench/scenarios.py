@@ -31,6 +31,9 @@ def _library_params(tiers: dict, authors: tuple[str, str], today_beijing) -> lis
         ("default sort (updated)", "library", {}),
         ("sort=included_at", "library", {"sort": "included_at"}),
         ("sort=published", "library", {"sort": "published"}),
+        ("sort=popular", "library", {"sort": "popular"}),
+        ("sort=popular & ai=1", "library", {"sort": "popular", "ai": "1"}),
+        ("sort=popular & category=cs.CV", "library", {"sort": "popular", "category": "cs.CV"}),
         ("days=7", "library", {"days": "7"}),
         ("since..until 30 days, sort=published", "library", {"since": month_ago, "until": today_beijing.isoformat(),
                                                               "sort": "published"}),
@@ -84,6 +87,8 @@ def scenarios(*, tiers: dict, authors: tuple[str, str], paper_ids: list[str], to
         result.append(Scenario(f"API papers {name}", api_group, [f"/api/v1/papers/{query}"]))
     result += [
         Scenario("/papers/ page 2 (cursor)", "library", [], "the second page of the default sort"),
+        Scenario("/papers/ popular page 2 (cursor)", "library", [], "the second page of the popular sort"),
+        Scenario("API papers popular page 2 (cursor)", "api-list", [], "the second page of the popular sort"),
         Scenario("paper page", "detail", [f"/papers/{arxiv_id}/" for arxiv_id in paper_ids]),
         Scenario("API paper detail", "detail", [f"/api/v1/papers/{arxiv_id}/" for arxiv_id in paper_ids]),
         Scenario("API stats", "overview", ["/api/v1/stats/"], "numbers stored by the stats task"),

@@ -9,7 +9,9 @@ Parameters (all optional, every one in the URL):
             migration 0011, read by harvest.search_syntax
   sort      updated (version update time, default) | included_at (inclusion on
             this site) | published (first publication, v1) | relevance (with q;
-            without q the default order, and `sort_fell_back` says so)
+            without q the default order, and `sort_fell_back` says so) |
+            popular (the popularity score, among papers whose latest version
+            is dated within PAPERTRAIL_POPULAR_WINDOW_DAYS; docs/decisions.md)
   since     Beijing date YYYY-MM-DD, first day of the time range (inclusive)
   until     Beijing date YYYY-MM-DD, last day of the time range (inclusive)
   days      the last N days; since/until/days apply to the chosen sort's date
@@ -29,6 +31,7 @@ from datetime import date, datetime, time, timedelta
 
 import django_filters
 from django import forms
+from django.conf import settings
 from django.db.models import Exists, F, OuterRef, Q, QuerySet
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
@@ -38,12 +41,20 @@ from harvest.hybrid import HYBRID, KEYWORD, SEMANTIC, search
 from harvest.keyword_search import MAX_QUERY_WORDS, full_text_search, is_postgresql
 from harvest.models import Authorship, CommunityPick, Paper, PaperCategory
 
-__all__ = ["MAX_QUERY_WORDS", "PaperFilterSet", "full_text_search", "is_postgresql", "ordering_for"]
+__all__ = [
+    "MAX_QUERY_WORDS",
+    "PaperFilterSet",
+    "full_text_search",
+    "is_postgresql",
+    "ordering_for",
+    "popular_window_start",
+]
 
 SORT_UPDATED = "updated"
 SORT_INCLUDED = "included_at"
 SORT_PUBLISHED = "published"
 SORT_RELEVANCE = "relevance"
+SORT_POPULAR = "popular"
 MODE_CHOICES = [
     (HYBRID, _("words and meaning")),
     (KEYWORD, _("exact words")),
@@ -54,6 +65,7 @@ SORT_CHOICES = [
     (SORT_INCLUDED, _("inclusion on this site")),
     (SORT_PUBLISHED, _("first publication")),
     (SORT_RELEVANCE, _("relevance")),
+    (SORT_POPULAR, _("popular")),
 ]
 # The date column each sort orders by and its time range applies to.
 SORT_DATE_FIELD = {
@@ -61,6 +73,7 @@ SORT_DATE_FIELD = {
     SORT_INCLUDED: "included_at",
     SORT_PUBLISHED: "published",
     SORT_RELEVANCE: "updated",
+    SORT_POPULAR: "updated",
 }
 # Papers without a date (no source gave one) sort after every dated paper.
 NULLABLE_DATE_FIELDS = frozenset({"updated", "published"})
@@ -310,6 +323,8 @@ class PaperFilterSet(django_filters.FilterSet):
         data = self.form.cleaned_data
         column = SORT_DATE_FIELD[self.chosen_sort]
         zone = display_zone()
+        if self.chosen_sort == SORT_POPULAR:
+            queryset = queryset.filter(updated__gte=popular_window_start(self.now))
         if data.get("since"):
             queryset = queryset.filter(**{f"{column}__gte": datetime.combine(data["since"], time.min, tzinfo=zone)})
         if data.get("until"):
@@ -324,12 +339,20 @@ class PaperFilterSet(django_filters.FilterSet):
         return queryset.order_by(*ordering_for(self.chosen_sort))
 
 
+def popular_window_start(now: datetime | None = None) -> datetime:
+    """The popular sort's window: papers whose latest version is dated from then on."""
+    return (now or timezone.now()) - timedelta(days=settings.PAPERTRAIL_POPULAR_WINDOW_DAYS)
+
+
 def ordering_for(sort: str) -> list:
     """The order of a sort: newest first, ties by id, papers without the date
     last; relevance by `search_rank` (full_text_search annotates it on both
-    databases), ties newest id first."""
+    databases), ties newest id first; popular by the stored score, ties
+    newest id first."""
     if sort == SORT_RELEVANCE:
         return [F("search_rank").desc(), F("id").desc()]
+    if sort == SORT_POPULAR:
+        return [F("popularity").desc(), F("id").desc()]
     column = SORT_DATE_FIELD[sort]
     if column in NULLABLE_DATE_FIELDS:
         return [F(column).desc(nulls_last=True), F("id").desc()]

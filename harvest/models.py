@@ -17,6 +17,8 @@ from django.db.models.functions import Upper
 from django.utils import timezone
 from django.utils.translation import gettext_lazy
 
+from harvest.importance import CODE_URL_CHARS, VENUE_CHARS, popularity_expression
+
 
 class Paper(models.Model):
     arxiv_id = models.CharField(max_length=64, unique=True, help_text="arXiv identifier without version")
@@ -49,6 +51,32 @@ class Paper(models.Model):
         default=True,
         db_default=True,
         help_text="title or abstract not yet in the full-text index (harvest.search_index fills it)",
+    )
+    # Importance signals (harvest/importance.py): read from the latest
+    # version's text at ingest, and the community's upvotes kept beside them
+    # so the score is a column of the row, computed by the database.
+    code_url = models.CharField(
+        max_length=CODE_URL_CHARS,
+        blank=True,
+        default="",
+        db_default="",
+        help_text="first GitHub, GitLab or Hugging Face URL of the abstract or comments",
+    )
+    venue = models.CharField(
+        max_length=VENUE_CHARS,
+        blank=True,
+        default="",
+        db_default="",
+        help_text='venue acceptance the comments state, e.g. "NeurIPS 2026 oral"',
+    )
+    upvotes = models.PositiveIntegerField(
+        default=0, db_default=0, help_text="most upvotes of the paper's community picks (harvest.services)"
+    )
+    popularity = models.GeneratedField(
+        expression=popularity_expression(),
+        output_field=models.FloatField(),
+        db_persist=True,
+        help_text="the popular sort's score (docs/decisions.md, Popular papers)",
     )
 
     class Meta:

@@ -14,8 +14,11 @@ from datetime import datetime
 
 from django.conf import settings
 from django.db import IntegrityError, transaction
+from django.db.models import Max, OuterRef, Q, Subquery
+from django.db.models.functions import Coalesce
 from django.utils import timezone
 
+from harvest.importance import code_link, venue_acceptance
 from harvest.models import CommunityPick, Paper, Source
 from harvest.records import PaperRecord
 from harvest.sources.base import PickRecord
@@ -241,6 +244,8 @@ def _new_paper(record: PaperRecord, now: datetime, ai_categories: frozenset[str]
         record.latest_version,
         len(versions) or 1,
         True,  # search_pending: harvest.search_index adds it to the full-text index
+        code_link(record.abstract, record.comments),
+        venue_acceptance(record.comments),
     )
 
 
@@ -269,6 +274,9 @@ def _apply_record(
         paper.doi = record.doi
         paper.license = record.license or paper.license
         paper.submitter = record.submitter or paper.submitter
+        # The latest version's signals: a revision that drops its link drops it here too.
+        paper.code_url = code_link(paper.abstract, paper.comments)
+        paper.venue = venue_acceptance(paper.comments)
     published, updated = _dates(dates, record)
     paper.published = published or paper.published
     paper.updated = updated or paper.updated
@@ -352,4 +360,22 @@ def community_pick_upsert_many(*, source: Source, picks: Iterable[PickRecord], n
         changed.append(pick)
     CommunityPick.objects.bulk_create(created, ignore_conflicts=True)
     CommunityPick.objects.bulk_update(changed, ["featured_on", "upvotes", "url", "last_seen_at"], batch_size=500)
+    paper_upvotes_refresh(paper_ids=list(paper_ids.values()))
     return len(created)
+
+
+def paper_upvotes_refresh(*, paper_ids: list[int]) -> int:
+    """Copy the most upvotes of each paper's picks onto the paper (which
+    recomputes its popularity); rows already right are not written. Returns
+    how many changed."""
+    top = Coalesce(
+        Subquery(
+            CommunityPick.objects.filter(paper=OuterRef("pk"))
+            .order_by()
+            .values("paper")
+            .annotate(top=Max("upvotes"))
+            .values("top")
+        ),
+        0,
+    )
+    return Paper.objects.filter(pk__in=paper_ids).filter(~Q(upvotes=top)).update(upvotes=top)

@@ -2,7 +2,8 @@
 previous one (an opaque `cursor` in the URL), so a deep page costs what the
 first one does and rows inserted meanwhile do not shift it.
 
-Orders are `<date> DESC [NULLS LAST], id DESC` (harvest.filters.ordering_for).
+Orders are `<date> DESC [NULLS LAST], id DESC` (harvest.filters.ordering_for),
+or for the popular sort `popularity DESC, id DESC` (the stored score; never null).
 Relevance pages (ranked full-text search, on both databases) use a bounded
 offset instead: past a few hundred results a ranking has said what it can. For
 the same reason, and because ranking reads every candidate's search vector, a
@@ -36,6 +37,7 @@ from django.utils.translation import gettext as _
 from harvest.filters import (
     NULLABLE_DATE_FIELDS,
     SORT_DATE_FIELD,
+    SORT_POPULAR,
     SORT_RELEVANCE,
     SORT_UPDATED,
     is_postgresql,
@@ -91,6 +93,10 @@ def _decode(cursor: str, sort: str) -> dict:
             raise CursorError(_("cursor: this page link is damaged; start again from the first page."))
         return payload
     row_id, value = payload.get("i"), payload.get("v")
+    if sort == SORT_POPULAR:
+        if not isinstance(row_id, int) or isinstance(value, bool) or not isinstance(value, int | float):
+            raise CursorError(_("cursor: this page link is damaged; start again from the first page."))
+        return {"id": row_id, "value": float(value)}
     moment = parse_datetime(value) if isinstance(value, str) else None
     if not isinstance(row_id, int) or (value is not None and moment is None):
         raise CursorError(_("cursor: this page link is damaged; start again from the first page."))
@@ -101,6 +107,8 @@ def keyset_page(queryset: QuerySet[Paper], *, sort: str, cursor: str | None, siz
     """One page of `queryset` (already filtered) in the order of `sort`."""
     if sort == SORT_RELEVANCE:
         return _offset_page(queryset, sort=sort, cursor=cursor, size=size)
+    if sort == SORT_POPULAR:
+        return _score_page(queryset, sort=sort, cursor=cursor, size=size)
     column = SORT_DATE_FIELD[sort]
     ordered = queryset.order_by(*ordering_for(sort))
     position = _decode(cursor, sort) if cursor else None
@@ -125,6 +133,22 @@ def keyset_page(queryset: QuerySet[Paper], *, sort: str, cursor: str | None, siz
         moment: datetime | None = getattr(last, column)
         next_cursor = _encode({"s": sort, "v": moment.isoformat() if moment else None, "i": last.pk})
     return Page(papers=rows, next_cursor=next_cursor, is_first=cursor is None)
+
+
+def _score_page(queryset: QuerySet[Paper], *, sort: str, cursor: str | None, size: int) -> Page:
+    """A keyset page of the popular sort: by the stored score, ties by id."""
+    ordered = queryset.order_by(*ordering_for(sort))
+    if cursor:
+        position = _decode(cursor, sort)
+        value = position["value"]
+        after = Q(popularity__lte=value) & (Q(popularity__lt=value) | Q(id__lt=position["id"]))
+        ordered = ordered.filter(after)
+    rows = list(ordered[: size + 1])
+    next_cursor = None
+    if len(rows) > size:
+        last = rows[size - 1]
+        next_cursor = _encode({"s": sort, "v": last.popularity, "i": last.pk})
+    return Page(papers=rows[:size], next_cursor=next_cursor, is_first=cursor is None)
 
 
 def _offset_page(queryset: QuerySet[Paper], *, sort: str, cursor: str | None, size: int) -> Page:

@@ -21,7 +21,7 @@ _STAGING = {
     "pt_stage_paper": "id bigint, arxiv_id text, included_at timestamptz, title text, abstract text, authors jsonb, "
     "affiliations jsonb, categories jsonb, primary_category text, comments text, journal_ref text, doi text, "
     "license text, submitter text, published timestamptz, updated timestamptz, ai_related boolean, "
-    "latest_version smallint, version_count smallint, search_pending boolean",
+    "latest_version smallint, version_count smallint, search_pending boolean, code_url text, venue text",
     "pt_stage_version": "id bigint, title text, abstract text, authors text, comments text",
 }
 _PAPER_COLUMNS = ", ".join(("arxiv_id", "included_at", *PAPER_FIELDS))
@@ -177,7 +177,7 @@ class PostgresStore:
             yield (
                 p.pk, p.arxiv_id, p.included_at, p.title, p.abstract, p.authors, p.affiliations, p.categories,
                 p.primary_category, p.comments, p.journal_ref, p.doi, p.license, p.submitter, p.published,
-                p.updated, p.ai_related, p.latest_version, p.version_count, p.search_pending,
+                p.updated, p.ai_related, p.latest_version, p.version_count, p.search_pending, p.code_url, p.venue,
             )  # fmt: skip
 
     def insert_papers(self, papers: list[PaperRow]) -> None:

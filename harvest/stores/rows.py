@@ -32,6 +32,8 @@ PAPER_FIELDS = (
     "latest_version",
     "version_count",
     "search_pending",
+    "code_url",
+    "venue",
 )
 VERSION_FIELDS = (
     "paper_id",
@@ -70,7 +72,7 @@ def _set_fields(row: PaperRow, values: tuple) -> None:
     (
         row.title, row.abstract, row.authors, row.affiliations, row.categories, row.primary_category, row.comments,
         row.journal_ref, row.doi, row.license, row.submitter, row.published, row.updated, row.ai_related,
-        row.latest_version, row.version_count, row.search_pending,
+        row.latest_version, row.version_count, row.search_pending, row.code_url, row.venue,
     ) = values  # fmt: skip
 
 

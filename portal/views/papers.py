@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from django.conf import settings
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.utils.cache import add_never_cache_headers
@@ -10,7 +11,7 @@ from django.views.decorators.http import require_GET
 
 from accounts.records.selectors import record_get
 from accounts.records.services import record_opened
-from harvest.filters import MODE_CHOICES, SORT_CHOICES, PaperFilterSet
+from harvest.filters import MODE_CHOICES, SORT_CHOICES, SORT_POPULAR, PaperFilterSet
 from harvest.models import Author
 from harvest.search_syntax import looks_like_a_name
 from harvest.selectors import version_change
@@ -72,7 +73,7 @@ def paper_list(request: HttpRequest) -> HttpResponse:
         page = keyset_page(queryset, sort=filterset.chosen_sort, cursor=request.GET.get("cursor") or None, size=size)
     except CursorError as exc:
         return render(request, "portal/paper_list.html", {**context, "errors": [str(exc)]}, status=400)
-    if filterset.narrows:
+    if filterset.narrows or filterset.chosen_sort == SORT_POPULAR:
         count, capped = page.count or bounded_count(queryset)
     else:
         # The whole library: the total the overview keeps, not a count of it.
@@ -87,6 +88,7 @@ def paper_list(request: HttpRequest) -> HttpResponse:
         size=size,
         follow_query=saved_filters_query(request.GET),
         sort_fell_back=filterset.sort_fell_back,
+        popular_window_days=settings.PAPERTRAIL_POPULAR_WINDOW_DAYS,
         author_offer=_author_named(query, filterset.form.cleaned_data.get("author") or ""),
     )
     return render(request, "portal/paper_list.html", context)

@@ -61,7 +61,10 @@ def test_a_revised_ai_paper_with_picks_and_many_authors_in_english():
         html = card_of("2611.00002")
     assert '<span class="badge badge--revision">Revision · v3</span>' in html
     assert '<span class="badge badge--ai">AI-related</span>' in html
-    assert '<span class="badge badge--hf">HF pick ▲42</span>' in html
+    assert (
+        '<a class="badge badge--hf" href="https://huggingface.co/papers/2611.00002" rel="noopener noreferrer nofollow" '
+        'data-badge="upvotes">HF pick ▲42</a>'
+    ) in html
     # Three authors, then "et al." that opens the other twelve in place.
     shown, folded = html.split('<details class="authors-more">', 1)
     assert shown.count("?author=") == 3 and "<summary>et al. (12 more)</summary>" in folded

@@ -101,6 +101,24 @@ class PaperFieldsSerializer(serializers.Serializer):
     latest_version = serializers.IntegerField(source="paper.latest_version", help_text="Number of the latest version.")
     links = serializers.SerializerMethodField(help_text="Where to read the paper.")
     community_picks = PickSerializer(many=True, source="picks", help_text="Community signals (Hugging Face).")
+    upvotes = serializers.IntegerField(
+        source="paper.upvotes", help_text="The most upvotes of the paper's community picks (0 when none)."
+    )
+    code_url = serializers.CharField(
+        source="paper.code_url",
+        help_text="The first GitHub, GitLab or Hugging Face URL in the latest version's abstract or comments "
+        "(empty when none).",
+    )
+    venue = serializers.CharField(
+        source="paper.venue",
+        help_text='The venue acceptance the latest version\'s comments state, e.g. "NeurIPS 2026 oral" (empty when '
+        "none; a submission or review is not one).",
+    )
+    popularity = serializers.FloatField(
+        source="paper.popularity",
+        help_text="The popular sort's score: 2 ln(1 + upvotes) + 2 with a code link + 3 with a venue acceptance "
+        "+ one per revision, at most 3.",
+    )
 
     @extend_schema_field(LinksSerializer)
     def get_links(self, represented) -> dict:
