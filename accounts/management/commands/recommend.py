@@ -9,11 +9,19 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.db.models import Count
 
 from accounts.models import User
+from accounts.recommend.cold_start_evaluation import (
+    cold_start_table,
+    description_alone,
+    descriptions,
+    saves_with_description,
+)
 from accounts.recommend.evaluation import DRAWS, held_out_topics, table, tuning_topics
 from accounts.recommend.evaluation import evaluate as run_evaluation
 from accounts.recommend.evaluation_data import load_evaluation_data
 from accounts.recommend.evaluation_methods import METHODS
 from accounts.recommend.jobs import retrain_and_rescore
+from harvest.embeddings.selectors import query_vector
+from harvest.search_evaluation import Collection
 
 
 class Command(BaseCommand):
@@ -35,6 +43,17 @@ class Command(BaseCommand):
             report = run_evaluation(data, METHODS, draws=draws)
             splits = {"tuned on": tuning_topics(data), "held out": held_out_topics(data), "all": None}
             self.stdout.write(table(report, splits=splits))
+            texts = descriptions(Collection.load())
+            embedded: dict[str, object] = {}
+
+            def embed(text: str):
+                if text not in embedded:
+                    embedded[text] = query_vector(text)
+                return embedded[text]
+
+            alone = description_alone(data, texts, embed)
+            beside = saves_with_description(data, texts, embed, draws=draws, topics=None)
+            self.stdout.write("\n" + cold_start_table(alone, beside))
             return
         if user is not None:
             found = User.objects.filter(username=user).first()

@@ -1,0 +1,116 @@
+"""The cold start measured (docs/recommendations.md): a researcher who has
+saved nothing describes their interests in a few sentences, as the search
+evaluation's information needs are written (their paraphrase and question,
+in English and in Chinese); the description, embedded as a query, ranks the
+collection and the need's relevant papers must come first. And the same
+simulated researchers as the main evaluation (three saves, a thumbs up, two
+thumbs down) with and without the description beside their saves, which
+is what DESCRIPTION_SHARE was chosen on."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+import numpy as np
+from scipy import sparse
+from threadpoolctl import threadpool_limits
+
+from accounts.recommend.embedding_model import blended, fit_embedding_model, in_background_units, mixed, query_model
+from accounts.recommend.evaluation import METRICS, Report, Researcher, eligible, metrics, ranked, researchers
+from accounts.recommend.evaluation_data import EvaluationData
+from accounts.recommend.features import PaperText, vectorize
+from accounts.recommend.model import fit
+from accounts.recommend.training import DESCRIPTION_SHARE, DESCRIPTION_WEIGHT
+from harvest.search_evaluation import Collection
+
+DESCRIPTIONS = (("en", "paraphrase"), ("en", "question"), ("zh", "paraphrase"), ("zh", "question"))
+
+
+def descriptions(collection: Collection) -> dict[str, dict[tuple[str, str], str]]:
+    return {
+        need.id: {(language, style): need.queries[language][style] for language, style in DESCRIPTIONS}
+        for need in collection.needs
+    }
+
+
+def description_alone(data: EvaluationData, texts: dict, embed: Callable[[str], np.ndarray]) -> dict[str, dict]:
+    """Per description form: mean metrics over the eligible topics of the
+    description's query model ranking the whole collection."""
+    rng = np.random.default_rng(28)
+    everything = np.arange(len(data.papers))
+    background = data.embeddings[rng.choice(everything, size=min(1000, len(everything)), replace=False)]
+    found: dict[str, dict] = {}
+    for language, style in DESCRIPTIONS:
+        values: dict[str, list[float]] = {metric: [] for metric in METRICS}
+        for topic in data.topics:
+            if not eligible(topic):
+                continue
+            model = query_model(embed(texts[topic.id][(language, style)]), background)
+            order = list(everything[np.argsort(-model.score(data.embeddings), kind="stable")])
+            for metric, value in metrics(order, topic.relevant).items():
+                values[metric].append(value)
+        found[f"description alone ({language}, {style})"] = {m: float(np.mean(v)) for m, v in values.items()}
+    return found
+
+
+def _with_description(
+    data: EvaluationData, person: Researcher, description: np.ndarray | None, text: str
+) -> np.ndarray:
+    """The live method's scores of the candidates, the description beside the saves as training.py puts it."""
+    vectors = data.embeddings
+    background = vectors[person.background]
+    model = fit_embedding_model(vectors[person.positives], vectors[person.disliked], background)
+    if description is not None:
+        model = mixed(model, query_model(description, background), share=DESCRIPTION_SHARE)
+    features = data.features
+    positives, weights = features[person.positives], np.ones(len(person.positives))
+    if text:
+        positives = sparse.vstack([positives, vectorize([PaperText(-1, "", text)])]).tocsr()
+        weights = np.r_[weights, DESCRIPTION_WEIGHT]
+    text_model = fit(positives, weights, features[person.disliked], features[person.text_background])
+    text_scores = in_background_units(
+        text_model.score(features[person.candidates]), text_model.score(features[person.text_background])
+    )
+    return blended(model.score(vectors[person.candidates]), text_scores)
+
+
+def saves_with_description(
+    data: EvaluationData, texts: dict, embed: Callable[[str], np.ndarray], *, draws: int, topics: Sequence[str] | None
+) -> Report:
+    people = researchers(data, draws=draws, topics=topics)
+    report = Report(len(data.papers), people)
+    variants = {
+        "three saves and thumbs (the main evaluation)": None,
+        "the same, with an English description": ("en", "paraphrase"),
+        "the same, with a Chinese description": ("zh", "paraphrase"),
+    }
+    with threadpool_limits(limits=1):
+        for name, form in variants.items():
+            values: dict[str, list[float]] = {metric: [] for metric in METRICS}
+            for person in people:
+                text = texts[person.topic][form] if form else ""
+                scores = _with_description(data, person, embed(text) if text else None, text)
+                for metric, value in metrics(ranked(scores, person), person.held_back).items():
+                    values[metric].append(value)
+            report.scores[name] = values
+    return report
+
+
+def cold_start_table(alone: dict[str, dict], beside: Report, topics: Sequence[str] | None = None) -> str:
+    lines = [
+        "Cold start: a description alone (no save), every eligible topic's relevant papers to find",
+        "",
+        "| description | " + " | ".join(METRICS) + " |",
+        "| --- | " + " | ".join("---:" for _ in METRICS) + " |",
+    ]
+    lines += [f"| {name} | " + " | ".join(f"{row[m]:.3f}" for m in METRICS) + " |" for name, row in alone.items()]
+    lines += [
+        "",
+        "A description beside three saves and thumbs (the main evaluation's researchers)",
+        "",
+        "| researcher | " + " | ".join(METRICS) + " |",
+        "| --- | " + " | ".join("---:" for _ in METRICS) + " |",
+    ]
+    for name in beside.scores:
+        lines.append(f"| {name} | " + " | ".join(f"{beside.mean(name, m, topics):.3f}" for m in METRICS) + " |")
+    return "\n".join(lines)
