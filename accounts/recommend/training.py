@@ -67,7 +67,9 @@ def train_models(examples: Examples, *, per_tag: bool, now: datetime) -> dict[in
     minimum = settings.RECOMMEND_MIN_SAVES
     if len(examples.saved) < minimum or not (examples.negatives or examples.background):
         return {}
-    models = {None: _fit(examples.saved, examples.negatives, examples.background, now)}
+    # Thumbs up count as saves and thumbs down as negatives, in the whole record's model.
+    liked = sorted([*examples.saved, *examples.liked], key=lambda pair: pair[1])
+    models = {None: _fit(liked, [*examples.negatives, *examples.disliked], examples.background, now)}
     if per_tag:
         for tag_id, paper_ids in examples.tags.items():
             inside = [(p, at) for p, at in examples.saved if p.id in paper_ids]
