@@ -113,6 +113,9 @@ ALERT_CLAIM_LEASE_SECONDS = env_int("PAPERTRAIL_ALERT_CLAIM_LEASE_SECONDS", 15 *
 # Users per batch of a run: claims, items and papers are read per batch, so
 # memory does not grow with the number of users.
 ALERT_BATCH_USERS = env_int("PAPERTRAIL_ALERT_BATCH_USERS", 200, minimum=1)
+# Days an alert's "more / less like this" links work without signing in
+# (signed, naming the user, the paper and the rating); older ones say so.
+PAPERTRAIL_RATING_LINK_DAYS = env_int("PAPERTRAIL_RATING_LINK_DAYS", 30, minimum=1)
 # Entries in a private Atom feed.
 FEED_ENTRIES = env_int("PAPERTRAIL_FEED_ENTRIES", 50, minimum=1)
 

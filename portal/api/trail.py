@@ -17,6 +17,7 @@ from rest_framework.utils.urls import replace_query_param
 from rest_framework.views import APIView
 
 from accounts.follows.models import Follow
+from accounts.recommend.selectors import ratings_for_papers
 from accounts.trail.models import TrailItem
 from accounts.trail.selectors import InvalidCursor, decode_cursor, trail_page, trail_unread_counts
 from accounts.trail.services import trail_dismiss, trail_mark_read, trail_undismiss
@@ -106,9 +107,9 @@ class TrailView(APIView):
         next_link = (
             replace_query_param(request.build_absolute_uri(), "cursor", page.next_cursor) if page.next_cursor else None
         )
-        return Response(
-            TrailPageSerializer({"next": next_link, "results": page.entries}, context={"cards": cards}).data
-        )
+        ratings = ratings_for_papers(user=request.user, paper_ids=list(cards))
+        context = {"cards": cards, "ratings": ratings}
+        return Response(TrailPageSerializer({"next": next_link, "results": page.entries}, context=context).data)
 
 
 def _up_to(text: str) -> tuple[datetime, int | None]:
