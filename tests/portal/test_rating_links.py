@@ -12,7 +12,14 @@ import pytest
 from django.core import signing
 from django.test import Client
 
-from accounts.alerts.links import _RATING_SALT, InvalidRatingLink, rating_link_target, rating_token, rating_url
+from accounts.alerts.links import (
+    _RATING_SALT,
+    InvalidRatingLink,
+    rating_link_target,
+    rating_token,
+    rating_url,
+    unsubscribe_token,
+)
 from accounts.alerts.sending import send_alerts
 from accounts.recommend.models import Rating
 from harvest.models import Paper
@@ -99,9 +106,7 @@ def test_bad_and_expired_links_are_a_400_that_says_so(alice, settings, how):
     token = {
         "tampered": good[:-2] + ("aa" if not good.endswith("aa") else "bb"),
         "made up": "WzEsMSwxXQ.made.up",
-        "unsubscribe token": signing.Signer(salt="papertrail.alerts.unsubscribe", sep=".").sign_object(
-            [alice.pk, None]
-        ),
+        "unsubscribe token": unsubscribe_token(user_id=alice.pk),
         "wrong shape": signing.TimestampSigner(salt=_RATING_SALT, sep=".").sign_object([alice.pk, paper.pk, 5]),
         "expired": _OldSigner(days=31).sign_object([alice.pk, paper.pk, 1]),
         "gone user": rating_token(user_id=alice.pk + 1000, paper_id=paper.pk, value=1),

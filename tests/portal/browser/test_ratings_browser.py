@@ -21,7 +21,11 @@ pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 TEXTS = {
     "zh-hans": {"up": "多推荐这类", "down": "少推荐这类", "undo": "你已选择“多推荐这类”：再按一次即可撤销"},
-    "en": {"up": "More like this", "down": "Less like this", "undo": "You asked for more like this: press again to undo"},
+    "en": {
+        "up": "More like this",
+        "down": "Less like this",
+        "undo": "You asked for more like this: press again to undo",
+    },
 }
 
 
@@ -29,7 +33,8 @@ TEXTS = {
 def researcher() -> tuple[str, int]:
     user = User.objects.create_user("researcher", password="x")
     follow_create(user=user, kind="category", value={"code": "cs.LG"}, name="ML")
-    harvest(record("2611.00201", title="Sparse attention"), record("2611.00202", title="Graph kernels"), at=ago(hours=3))
+    papers = [record("2611.00201", title="Sparse attention"), record("2611.00202", title="Graph kernels")]
+    harvest(*papers, at=ago(hours=3))
     client = Client()
     client.force_login(user)
     return client.cookies[settings.SESSION_COOKIE_NAME].value, Paper.objects.get(arxiv_id="2611.00201").pk
