@@ -6,7 +6,13 @@ from django.contrib.auth.admin import UserAdmin
 from accounts.models import ApiToken, User
 
 # Each domain registers its own models in its admin module.
-ADMINS = ("accounts.follows.admin", "accounts.trail.admin", "accounts.records.admin", "accounts.alerts.admin")
+ADMINS = (
+    "accounts.follows.admin",
+    "accounts.trail.admin",
+    "accounts.records.admin",
+    "accounts.recommend.admin",
+    "accounts.alerts.admin",
+)
 for module in ADMINS:
     import_module(module)
 

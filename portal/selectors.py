@@ -12,6 +12,7 @@ from datetime import date
 
 from django.db.models import F, QuerySet
 
+from accounts.recommend.selectors import ratings_for_papers
 from accounts.records.models import Record
 from accounts.records.selectors import records_for_papers
 from digests.models import GuidedReading
@@ -45,6 +46,10 @@ class PaperCard:
     # the reader's record of the paper, or None when not saved.
     show_record: bool = False
     record: Record | None = None
+    # Pages that show thumbs up / down set these (attach_ratings): the
+    # reader's rating of the paper (+1, -1), or None when not rated.
+    show_rating: bool = False
+    rating: int | None = None
 
     @property
     def is_revision(self) -> bool:
@@ -62,6 +67,18 @@ def attach_records(cards: Sequence[PaperCard], user) -> Sequence[PaperCard]:
     for card in cards:
         card.show_record = True
         card.record = found.get(card.paper.pk)
+    return cards
+
+
+def attach_ratings(cards: Sequence[PaperCard], user) -> Sequence[PaperCard]:
+    """Turn on thumbs up / down with the signed-in reader's ratings of the
+    cards' papers (one query for the page); a visitor's cards get none."""
+    if not getattr(user, "is_authenticated", False):
+        return cards
+    found = ratings_for_papers(user=user, paper_ids=[card.paper.pk for card in cards])
+    for card in cards:
+        card.show_rating = True
+        card.rating = found.get(card.paper.pk)
     return cards
 
 

@@ -15,7 +15,7 @@ from django.db import connection, transaction
 from django.db.models import Max
 from django.urls import reverse
 
-from accounts.alerts.links import absolute, unsubscribe_url
+from accounts.alerts.links import absolute, rating_url, unsubscribe_url
 from accounts.alerts.models import AlertMail, AlertMailItem
 from accounts.follows.models import Follow
 from accounts.models import User
@@ -178,6 +178,9 @@ class AlertEntry:
     also: list[str] = field(default_factory=list)  # the user's other follows that matched it
     follow_name: str = ""  # the follow it is listed under
     score: float | None = None  # the reader's score of it, when they have a ranking
+    # The reader's own signed "more / less like this" links (the paper's block is shared, these are not).
+    more_url: str = ""
+    less_url: str = ""
 
 
 @dataclass
@@ -318,7 +321,16 @@ def alert_contents(
                     first, follow_names[first], unsubscribe_url(user_id=user.pk, follow_id=first)
                 )
             also = [follow_names[f] for f in sorted(known) if f != first]
-            group.entries.append(AlertEntry(paper, also, group.name, scores[user.pk].get(paper_id)))
+            group.entries.append(
+                AlertEntry(
+                    paper,
+                    also,
+                    group.name,
+                    scores[user.pk].get(paper_id),
+                    more_url=rating_url(user_id=user.pk, paper_id=paper_id, value=1),
+                    less_url=rating_url(user_id=user.pk, paper_id=paper_id, value=-1),
+                )
+            )
         contents.append(_in_order(AlertContent(mail, user, [groups[key] for key in sorted(groups)])))
     return contents
 

@@ -1,10 +1,13 @@
 """Links that work without signing in: the one-click unsubscribe token (signed,
-naming a user and one follow or all of them) and the private feeds' secret,
-with the absolute URLs built on PAPERTRAIL_SITE_URL, never on a request."""
+naming a user and one follow or all of them), the "more / less like this"
+rating token (signed with its time, naming a user, a paper and the rating)
+and the private feeds' secret, with the absolute URLs built on
+PAPERTRAIL_SITE_URL, never on a request."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import timedelta
 
 from django.conf import settings
 from django.core import signing
@@ -17,6 +20,7 @@ from accounts.follows.models import Follow
 from accounts.models import User
 
 _UNSUBSCRIBE_SALT = "papertrail.alerts.unsubscribe"
+_RATING_SALT = "papertrail.alerts.rating"
 
 
 def _signer() -> signing.Signer:
@@ -65,6 +69,53 @@ class _LazyPath:
 
 
 _UNSUBSCRIBE_PATH = _LazyPath("portal:unsubscribe", "token")
+
+
+_RATING_PATH = _LazyPath("portal:rating_link", "token")
+
+
+class InvalidRatingLink(Exception):
+    """A rating link that was tampered with, made up, or is older than
+    PAPERTRAIL_RATING_LINK_DAYS (`expired`)."""
+
+    def __init__(self, *, expired: bool = False) -> None:
+        super().__init__("expired" if expired else "invalid")
+        self.expired = expired
+
+
+@dataclass(frozen=True)
+class RatingLink:
+    user_id: int
+    paper_id: int
+    value: int  # +1 up, -1 down
+
+
+def _rating_signer() -> signing.TimestampSigner:
+    return signing.TimestampSigner(salt=_RATING_SALT, sep=".")
+
+
+def rating_token(*, user_id: int, paper_id: int, value: int) -> str:
+    return _rating_signer().sign_object([user_id, paper_id, value])
+
+
+def rating_link_target(token: str) -> RatingLink:
+    """What a valid, unexpired rating token names; InvalidRatingLink otherwise."""
+    max_age = timedelta(days=settings.PAPERTRAIL_RATING_LINK_DAYS)
+    try:
+        value = _rating_signer().unsign_object(token, max_age=max_age)
+    except signing.SignatureExpired:
+        raise InvalidRatingLink(expired=True) from None
+    except (signing.BadSignature, ValueError):
+        raise InvalidRatingLink() from None
+    shaped = isinstance(value, list) and len(value) == 3 and all(type(part) is int for part in value)
+    if not shaped or value[2] not in (1, -1):
+        raise InvalidRatingLink()
+    return RatingLink(*value)
+
+
+def rating_url(*, user_id: int, paper_id: int, value: int) -> str:
+    token = rating_token(user_id=user_id, paper_id=paper_id, value=value)
+    return absolute(_RATING_PATH.replace("TOKEN", token))
 
 
 def alert_settings_of(user: User) -> AlertSettings:

@@ -19,7 +19,7 @@ from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 
 from accounts.alerts.items import AlertContent, AlertPaper
-from accounts.alerts.links import absolute, unsubscribe_url
+from accounts.alerts.links import absolute, rating_url, unsubscribe_url
 from accounts.alerts.models import AlertMail
 from accounts.recommend.selectors import recommendations_for_user
 
@@ -125,6 +125,8 @@ def _recommended(user) -> list[dict]:
             "url": absolute(f"/papers/{entry.paper.arxiv_id}/"),
             "arxiv_url": f"https://arxiv.org/abs/{entry.paper.arxiv_id}",
             "because": [neighbour.title for neighbour in entry.neighbours],
+            "more_url": rating_url(user_id=user.pk, paper_id=entry.paper.pk, value=1),
+            "less_url": rating_url(user_id=user.pk, paper_id=entry.paper.pk, value=-1),
         }
         for entry in recommendations_for_user(user, ALERT_RECOMMENDATIONS)
     ]

@@ -1,7 +1,7 @@
 """Reading a user's training examples from the database: saved papers (with
 when they were saved), explicit negatives (dismissed trail cards and
-recommendations marked not interested) and a background sample of recent
-papers."""
+recommendations marked not interested), the papers rated thumbs up (with
+when) and thumbs down, and a background sample of recent papers."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from datetime import datetime
 
 from accounts.models import User
 from accounts.recommend.features import PaperText
-from accounts.recommend.models import NotInterested
+from accounts.recommend.models import NotInterested, Rating
 from accounts.records.models import Record, RecordTag
 from accounts.trail.models import TrailItem
 from harvest.models import Paper
@@ -29,6 +29,10 @@ class Examples:
     negatives: list[PaperText]
     background: list[PaperText]
     tags: dict[int, set[int]] = field(default_factory=dict)  # tag id -> saved paper ids
+    # Thumbs up (with when it was given) and down; a paper saved or refused
+    # is counted there, not again here.
+    liked: list[tuple[PaperText, datetime]] = field(default_factory=list)
+    disliked: list[PaperText] = field(default_factory=list)
 
 
 def paper_texts(paper_ids) -> dict[int, PaperText]:
@@ -55,12 +59,20 @@ def background_paper_ids(count: int, *, exclude: set[int]) -> list[int]:
 def user_examples(user: User, *, seed: int | None = None) -> Examples:
     saves = dict(Record.objects.filter(user=user).values_list("paper_id", "saved_at"))
     negative_ids = negative_paper_ids(user) - set(saves)
+    ratings = Rating.objects.filter(user=user).exclude(paper_id__in=[*saves, *negative_ids])
+    likes, dislikes = {}, set()
+    for paper_id, value, at in ratings.values_list("paper_id", "value", "updated_at"):
+        if value == Rating.Value.UP:
+            likes[paper_id] = at
+        else:
+            dislikes.add(paper_id)
+    rated = likes.keys() | dislikes
     pool = list(Paper.objects.order_by("-included_at", "-id").values_list("id", flat=True)[:BACKGROUND_POOL])
-    pool = [pk for pk in pool if pk not in saves and pk not in negative_ids]
+    pool = [pk for pk in pool if pk not in saves and pk not in negative_ids and pk not in rated]
     # Seeded by the user: the same record trains the same model (and tests repeat).
     rng = random.Random(seed if seed is not None else user.pk)
     background_ids = rng.sample(pool, min(BACKGROUND_SIZE, len(pool)))
-    texts = paper_texts([*saves, *negative_ids, *background_ids])
+    texts = paper_texts([*saves, *negative_ids, *rated, *background_ids])
     tags: dict[int, set[int]] = {}
     for tag_id, paper_id in RecordTag.objects.filter(user=user).values_list("tag_id", "record__paper_id"):
         tags.setdefault(tag_id, set()).add(paper_id)
@@ -69,4 +81,6 @@ def user_examples(user: User, *, seed: int | None = None) -> Examples:
         negatives=[texts[pk] for pk in negative_ids if pk in texts],
         background=[texts[pk] for pk in background_ids if pk in texts],
         tags=tags,
+        liked=[(texts[pk], at) for pk, at in sorted(likes.items(), key=lambda kv: kv[1]) if pk in texts],
+        disliked=[texts[pk] for pk in sorted(dislikes) if pk in texts],
     )

@@ -142,3 +142,32 @@ class ScoreSheet(models.Model):
 
     def __str__(self) -> str:
         return f"scores of {self.user_id} in run {self.run_id}"
+
+
+class Rating(models.Model):
+    """A thumbs up (+1) or down (-1) on a paper: explicit training data for
+    the user's recommender (a liked paper counts like a save, a disliked one
+    as a negative). One per user and paper; clearing it deletes the row."""
+
+    class Value(models.IntegerChoices):
+        UP = 1, gettext_lazy("thumbs up")
+        DOWN = -1, gettext_lazy("thumbs down")
+
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+", db_index=False)
+    paper = models.ForeignKey("harvest.Paper", on_delete=models.CASCADE, related_name="+", db_index=False)
+    value = models.SmallIntegerField(choices=Value.choices)
+    created_at = models.DateTimeField(default=timezone.now)
+    updated_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        verbose_name = gettext_lazy("rating")
+        verbose_name_plural = gettext_lazy("ratings")
+        constraints = [
+            models.UniqueConstraint(fields=["user", "paper"], name="rating_user_paper_unique"),
+            models.CheckConstraint(condition=models.Q(value__in=[1, -1]), name="rating_value_up_or_down"),
+        ]
+        # Deleting a paper finds its ratings.
+        indexes = [models.Index(fields=["paper"], name="rating_paper_idx")]
+
+    def __str__(self) -> str:
+        return f"{self.user_id} rated {self.paper_id} {self.value:+d}"

@@ -1,15 +1,17 @@
-"""Reads of recommendations for the tab, the API and (later) the alert."""
+"""Reads of recommendations for the tab, the API and the alert, and of the
+user's ratings (thumbs up / down) for cards and the API."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import datetime
 
 from django.conf import settings
-from django.db.models import Exists, OuterRef
+from django.db.models import Exists, OuterRef, QuerySet
 
 from accounts.models import User
-from accounts.recommend.models import NotInterested, Recommendation, RecommenderProfile
+from accounts.recommend.models import NotInterested, Rating, Recommendation, RecommenderProfile
 from accounts.recommend.scoring import window_start
 from accounts.records.models import Record, Tag
 from accounts.trail.models import TrailItem
@@ -106,3 +108,25 @@ def recommendations_for_user(user: User, limit: int = 20, *, tag_id: int | None 
         ]
         entries.append(RecommendationEntry(row, row.paper, neighbours, list(row.reasons.get("terms", []))))
     return entries
+
+
+def ratings_for_papers(*, user: User, paper_ids: Iterable[int]) -> dict[int, int]:
+    """The user's rating (+1 / -1) of each of these papers they rated: one
+    query for a page of cards, none for a visitor or an empty page."""
+    ids = list(paper_ids)
+    if not ids or not getattr(user, "is_authenticated", False):
+        return {}
+    return dict(Rating.objects.filter(user=user, paper_id__in=ids).values_list("paper_id", "value"))
+
+
+def rating_get(*, user: User, paper_id: int) -> Rating | None:
+    """The user's rating of a paper; None when they have not rated it (whoever else did)."""
+    return Rating.objects.filter(user=user, paper_id=paper_id).select_related("paper").first()
+
+
+def rating_list(*, user: User, value: int | None = None) -> QuerySet[Rating]:
+    """The user's ratings, the latest change first (optionally only ups or downs)."""
+    rows = Rating.objects.filter(user=user)
+    if value is not None:
+        rows = rows.filter(value=value)
+    return rows.select_related("paper").order_by("-updated_at", "-pk")

@@ -1,5 +1,6 @@
 """Writes around recommendations: the debounced retraining after a record
-changes, "not interested", "save" (through accounts.records), opening one."""
+changes, "not interested", "save" (through accounts.records), opening one,
+and thumbs up / down on any paper (rating_set, rating_clear)."""
 
 from __future__ import annotations
 
@@ -10,8 +11,12 @@ from django.utils import timezone
 from accounts.models import User
 from accounts.recommend import tasks
 from accounts.recommend.debounce import retrain_claim
-from accounts.recommend.models import NotInterested, Recommendation, RecommenderProfile
+from accounts.recommend.models import NotInterested, Rating, Recommendation, RecommenderProfile
 from accounts.records.services import record_save
+from harvest.models import Paper
+
+# The API's and the pages' words for a rating's stored value.
+RATING_WORDS = {"up": Rating.Value.UP, "down": Rating.Value.DOWN}
 
 
 def schedule_retrain(user_id: int) -> bool:
@@ -72,3 +77,37 @@ def recommender_set_description(*, user: User, description: str) -> RecommenderP
         profile.save(update_fields=["description"])
         schedule_retrain(user.pk)
     return profile
+
+
+def rating_word(value: int | None) -> str | None:
+    """ "up", "down" or None (not rated)."""
+    return {Rating.Value.UP: "up", Rating.Value.DOWN: "down"}.get(value)
+
+
+@transaction.atomic
+def rating_set(*, user: User, paper: Paper, value: int) -> tuple[Rating, bool]:
+    """Thumbs up (+1) or down (-1) on a paper, replacing the user's earlier
+    rating of it; the model retrains (debounced) when the value changed.
+    Returns the rating and whether it is new."""
+    if value not in Rating.Value.values:
+        raise ValueError(f"a rating is +1 or -1, not {value!r}")
+    now = timezone.now()
+    rating, created = Rating.objects.select_for_update().get_or_create(
+        user=user, paper=paper, defaults={"value": value, "created_at": now, "updated_at": now}
+    )
+    if not created and rating.value != value:
+        rating.value, rating.updated_at = value, now
+        rating.save(update_fields=["value", "updated_at"])
+    elif not created:
+        return rating, False
+    schedule_retrain(user.pk)
+    return rating, created
+
+
+@transaction.atomic
+def rating_clear(*, user: User, paper: Paper) -> bool:
+    """Undo the user's rating of a paper; True when there was one."""
+    deleted, _ = Rating.objects.filter(user=user, paper=paper).delete()
+    if deleted:
+        schedule_retrain(user.pk)
+    return bool(deleted)

@@ -82,7 +82,8 @@ def example_vectors(examples: Examples, *, description: str = "") -> Vectors | N
     """The embeddings the examples have, with a background of BACKGROUND recent
     papers; None when the library has none (then only the text model is trained)."""
     encoder = get_encoder()
-    wanted = {p.id for p, _ in examples.saved} | {p.id for p in examples.negatives}
+    wanted = {p.id for p, _ in [*examples.saved, *examples.liked]}
+    wanted |= {p.id for p in [*examples.negatives, *examples.disliked]}
     ids, vectors = vectors_of(
         [*wanted, *background_paper_ids(BACKGROUND, exclude=wanted)], model=encoder.name, dimension=encoder.dimension
     )
@@ -157,13 +158,12 @@ def train_models(
     minimum = settings.RECOMMEND_MIN_SAVES
     if not (examples.negatives or examples.background):
         return {}
-    if len(examples.saved) < minimum and not description.strip():
+    # Thumbs up count as saves and thumbs down as negatives, in the whole record's model.
+    liked = sorted([*examples.saved, *examples.liked], key=lambda pair: pair[1])
+    if len(liked) < minimum and not description.strip():
         return {}
-    models = {
-        None: _fit(
-            examples.saved, examples.negatives, examples.background, now, vectors=vectors, description=description
-        )
-    }
+    negatives = [*examples.negatives, *examples.disliked]
+    models = {None: _fit(liked, negatives, examples.background, now, vectors=vectors, description=description)}
     if per_tag:
         for tag_id, paper_ids in examples.tags.items():
             inside = [(p, at) for p, at in examples.saved if p.id in paper_ids]

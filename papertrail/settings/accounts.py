@@ -116,6 +116,9 @@ ALERT_BATCH_USERS = env_int("PAPERTRAIL_ALERT_BATCH_USERS", 200, minimum=1)
 # A researcher with a ranking gets this many papers of an alert in full, in
 # their order; the rest are one line each.
 ALERT_TOP_PAPERS = env_int("PAPERTRAIL_ALERT_TOP_PAPERS", 10, minimum=1)
+# Days an alert's "more / less like this" links work without signing in
+# (signed, naming the user, the paper and the rating); older ones say so.
+PAPERTRAIL_RATING_LINK_DAYS = env_int("PAPERTRAIL_RATING_LINK_DAYS", 30, minimum=1)
 # Entries in a private Atom feed.
 FEED_ENTRIES = env_int("PAPERTRAIL_FEED_ENTRIES", 50, minimum=1)
 

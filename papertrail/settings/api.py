@@ -68,6 +68,7 @@ SPECTACULAR_SETTINGS = {
         "FollowKindEnum": ["category", "author", "query", "filters", "topic"],
         "TrailKindEnum": ["new", "revision"],
         "DeliveryEnum": ["trail", "daily", "weekly"],
+        "RatingValueEnum": ["up", "down"],
     },
 }
 # Swagger UI and ReDoc assets, served as this project's own static files.

@@ -13,7 +13,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from accounts.recommend.models import Recommendation
-from accounts.recommend.selectors import recommendations_for_user, recommender_status
+from accounts.recommend.selectors import ratings_for_papers, recommendations_for_user, recommender_status
 from accounts.recommend.services import recommendation_not_interested
 from portal.api.errors import NotFoundParameter, ParameterError
 from portal.api.me import MAX_ID, OWN_NOT_FOUND
@@ -63,7 +63,8 @@ class RecommendationListView(APIView):
         cards = {card.paper.pk: card for card in paper_cards([entry.paper for entry in entries])}
         data = {"ready": status.ready, "saves": status.saves, "min_saves": status.min_saves}
         data.update(trained_at=status.trained_at, per_tag=status.per_tag, results=entries)
-        return Response(RecommendationPageSerializer(data, context={"cards": cards}).data)
+        context = {"cards": cards, "ratings": ratings_for_papers(user=request.user, paper_ids=list(cards))}
+        return Response(RecommendationPageSerializer(data, context=context).data)
 
 
 class RecommendationNotInterestedView(APIView):

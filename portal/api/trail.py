@@ -18,6 +18,7 @@ from rest_framework.views import APIView
 
 from accounts.follows.models import Follow
 from accounts.models import User
+from accounts.recommend.selectors import ratings_for_papers
 from accounts.recommend.trail_order import decode_rank_cursor, for_you_page, ranking_seed
 from accounts.trail.models import TrailItem
 from accounts.trail.selectors import InvalidCursor, decode_cursor, trail_page, trail_unread_counts
@@ -129,10 +130,10 @@ class TrailView(APIView):
         next_link = (
             replace_query_param(request.build_absolute_uri(), "cursor", page.next_cursor) if page.next_cursor else None
         )
+        ratings = ratings_for_papers(user=request.user, paper_ids=list(cards))
+        context = {"cards": cards, "ratings": ratings}
         return Response(
-            TrailPageSerializer(
-                {"next": next_link, "order": order, "results": page.entries}, context={"cards": cards}
-            ).data
+            TrailPageSerializer({"next": next_link, "order": order, "results": page.entries}, context=context).data
         )
 
 

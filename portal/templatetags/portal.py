@@ -247,8 +247,8 @@ def paper_card(context, card, in_trail: bool = False) -> SafeString:
     and one line, the abstract and reading opening in place) or full, as the
     signed-in reader chose; in the trail its own event badge gives way to the
     trail card's. The markup is the template's, every value auto-escaped; the
-    template is loaded once per process. Record controls (when the page turned
-    them on) take the page's request and CSRF token, without running the
+    template is loaded once per process. Record controls and thumbs up / down
+    (when the page turned them on) take the page's request and CSRF token, without running the
     context processors again per card."""
     request = context.get("request")
     user = getattr(request, "user", None)
@@ -260,7 +260,7 @@ def paper_card(context, card, in_trail: bool = False) -> SafeString:
         "in_trail": in_trail,
         "authors_shown": 3 if density == "compact" else 12,
     }
-    if card.show_record:
+    if card.show_record or card.show_rating:
         values.update(
             csrf_token=context.get("csrf_token"),
             signed_in=bool(request and request.user.is_authenticated),

@@ -12,6 +12,7 @@ from portal.views import (
     follows,
     overview,
     papers,
+    ratings,
     recommendations,
     record_files,
     records,
@@ -28,6 +29,9 @@ urlpatterns = [
     path("papers/", papers.paper_list, name="paper_list"),
     path("papers/<arxiv_id:arxiv_id>/", papers.paper_page, name="paper_detail"),
     path("papers/<arxiv_id:arxiv_id>/record/", records.record_save_view, name="record_save"),
+    # The alerts' signed links first: "mail/…" is no arXiv id, but the order makes it certain.
+    path("ratings/mail/<str:token>/", ratings.rating_link, name="rating_link"),
+    path("ratings/<arxiv_id:arxiv_id>/", ratings.rate, name="rating"),
     path("ask/", ask.ask, name="ask"),
     path("ask/<int:ask_id>/", ask.ask_detail, name="ask_detail"),
     path("ask/<int:ask_id>/delete/", ask.ask_delete_view, name="ask_delete"),
@@ -78,7 +82,8 @@ urlpatterns = [
     path("records/", records.records, name="records"),
     path("records/bulk/", records.records_bulk, name="records_bulk"),
     path("records/tags/", records.tag_edit, name="tag_edit"),
-    # Private feeds and one-click unsubscribe: the secret or signed token in the path is the credential.
+    # Private feeds, one-click unsubscribe and the alerts' rating links
+    # (ratings/mail/ above): the secret or signed token in the path is the credential.
     path("feeds/<str:secret>/trail.atom", feeds.trail_feed, name="feed_trail"),
     path("feeds/<str:secret>/follows/<int:follow_id>.atom", feeds.follow_feed, name="feed_follow"),
     path("unsubscribe/<str:token>/", alerts.unsubscribe, name="unsubscribe"),

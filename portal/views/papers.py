@@ -18,8 +18,9 @@ from harvest.selectors import version_change
 from portal.arxiv_ids import PaperNotFound, identifier_in, identifier_lookup, requested_paper
 from portal.forms import saved_filters_query
 from portal.pagination import CursorError, bounded_count, keyset_page
-from portal.selectors import attach_records, paper_cards, similar_paper_cards
+from portal.selectors import attach_ratings, attach_records, paper_cards, similar_paper_cards
 from portal.stats import overview_stats_cached
+from portal.views.ratings import rating_controls_context
 from portal.views.records import controls_context
 
 PAGE_SIZES = (10, 20, 50, 100)
@@ -82,7 +83,7 @@ def paper_list(request: HttpRequest) -> HttpResponse:
         sort=filterset.chosen_sort,
         sort_label=dict(SORT_CHOICES)[filterset.chosen_sort],
         page=page,
-        cards=attach_records(paper_cards(page.papers), request.user),
+        cards=attach_ratings(attach_records(paper_cards(page.papers), request.user), request.user),
         count=count,
         count_capped=capped,
         size=size,
@@ -121,6 +122,7 @@ def paper_page(request: HttpRequest, arxiv_id: str) -> HttpResponse:
         "selected_version": version,
         "similar": similar_paper_cards(detail.paper),
         **_owner_record(request, detail),
+        **rating_controls_context(request, detail.paper),
     }
     response = render(request, "portal/paper_detail.html", context)
     if request.user.is_authenticated:

@@ -24,7 +24,7 @@ from accounts.recommend.services import (
     recommender_set_description,
     recommender_set_per_tag,
 )
-from portal.selectors import paper_cards
+from portal.selectors import attach_ratings, paper_cards
 
 PAGE = 20
 
@@ -40,7 +40,7 @@ def recommended(request: HttpRequest) -> HttpResponse:
             raise Http404(_("No such tag."))
         tag_id = int(raw_tag)
     entries = recommendations_for_user(request.user, PAGE, tag_id=tag_id) if status.ready else []
-    cards = paper_cards([entry.paper for entry in entries])
+    cards = attach_ratings(paper_cards([entry.paper for entry in entries]), request.user)
     response = render(
         request,
         "portal/trail_recommended.html",

@@ -32,7 +32,7 @@ from accounts.trail.selectors import (
     trail_unread_total,
 )
 from accounts.trail.services import trail_dismiss, trail_mark_read, trail_undismiss
-from portal.selectors import attach_records, paper_cards
+from portal.selectors import attach_ratings, attach_records, paper_cards
 
 TRAIL_PAGE = 20
 KINDS = tuple(TrailItem.Kind.values)
@@ -89,7 +89,9 @@ def trail(request: HttpRequest) -> HttpResponse:
         )
     except InvalidCursor:
         return _bad_request(request, context, "cursor", _("This page link is broken; start from the first page."))
-    cards = attach_records(paper_cards([entry.paper for entry in page.entries]), request.user)
+    cards = attach_ratings(
+        attach_records(paper_cards([entry.paper for entry in page.entries]), request.user), request.user
+    )
     for card, entry in zip(cards, page.entries, strict=True):
         card.highlight = _highlight_terms(entry)
     undo = None

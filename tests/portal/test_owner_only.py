@@ -21,12 +21,13 @@ from django.test import Client
 from django.urls import URLPattern, URLResolver, get_resolver, reverse
 from django.urls.converters import IntConverter
 
-from accounts.alerts.links import alert_settings_for, feed_secret_rotate, unsubscribe_token
+from accounts.alerts.links import alert_settings_for, feed_secret_rotate, rating_token, unsubscribe_token
 from accounts.alerts.models import AlertSettings, AlertUnsubscribe
 from accounts.follows.models import Exclusion, Follow
 from accounts.follows.services import exclusion_create, follow_create
 from accounts.models import ApiToken, User
-from accounts.recommend.models import NotInterested, Recommendation
+from accounts.recommend.models import NotInterested, Rating, Recommendation
+from accounts.recommend.services import rating_set
 from accounts.records.models import Record, RecordTag, Tag
 from accounts.records.services import record_save
 from accounts.services import api_token_create
@@ -53,6 +54,7 @@ OWNED: dict[str, Callable[[dict[str, Any]], Any]] = {
 # record is "my record of this paper". Filled with the paper A saved (and B did not).
 OWNED_BY_ROUTE: dict[str, Callable[[dict[str, Any]], Any]] = {
     "api:record_detail": lambda objs: objs["record"].paper.arxiv_id,
+    "api:rating_detail": lambda objs: objs["rating"].paper.arxiv_id,
 }
 # Parameters of public things (the library) with a value to fill them with
 # when they appear next to an owned one.
@@ -61,7 +63,7 @@ PUBLIC: dict[str, Callable[[dict[str, Any]], Any]] = {
     "paper_id": lambda objs: objs["item"].paper_id,
     "kind": lambda objs: "new",
 }
-# Credentials in the path (a feed secret, a signed unsubscribe token): such a
+# Credentials in the path (a feed secret, a signed unsubscribe or rating token): such a
 # route answers whoever holds the credential, signed in or not, so it is tried
 # with other users' and made-up credentials instead (test_credential_routes_...).
 CREDENTIALS = {"secret", "token"}
@@ -73,6 +75,9 @@ STAFF_NAMESPACES = {"admin"}
 NOT_YET_404: dict[str, str] = {}
 METHODS = ("get", "post", "put", "patch", "delete")
 OUT_OF_BOUNDS = (404, 405)  # 405: the route has no such method, whatever the id
+# A credential route whose refusal is not a 404: an alert's rating link that
+# is not valid (or expired) is a 400 page saying so.
+CREDENTIAL_REFUSALS = {"portal:rating_link": (400, 405)}
 
 
 @dataclass(frozen=True)
@@ -151,6 +156,7 @@ def test_every_id_parameter_is_classified_as_owned_or_public():
         "portal:ask_delete",
         "portal:ask_save",
         "api:ask_detail",
+        "api:rating_detail",
     } <= names
     assert set(OWNED_BY_ROUTE) <= names
     assert set(NOT_YET_404) <= names
@@ -158,6 +164,7 @@ def test_every_id_parameter_is_classified_as_owned_or_public():
         "portal:feed_trail",
         "portal:feed_follow",
         "portal:unsubscribe",
+        "portal:rating_link",
     }
 
 
@@ -204,6 +211,7 @@ def _snapshot(user: User) -> list:
             AlertUnsubscribe,
             Recommendation,
             NotInterested,
+            Rating,
             Ask,
         )
     ]
@@ -243,6 +251,8 @@ def world(db) -> dict[str, Any]:
             ],
         },
     )
+    # A's thumbs up on the card's paper, which B has not rated.
+    objs["rating"], _created = rating_set(user=a, paper=objs["item"].paper, value=Rating.Value.UP)
     _objects(b, mark="B-own", saves="2611.00002")
     objs["b_secret"] = _objects(b, mark="B-more", saves="2611.00002")["secret"]
     objs.update(a=a, b=b)
@@ -381,7 +391,8 @@ def _credential_url(route: Route, values: dict[str, Any]) -> str:
 def test_credential_routes_answer_their_owner_only_and_404_for_any_other_credential(route, world):
     """A feed secret or an unsubscribe token of another user, a rotated or
     made-up one, or another user's follow id under one's own secret: 404 for
-    everyone, by every method, with nothing of A's in the answer."""
+    everyone, by every method (400 for a rating link), with nothing of A's in
+    the answer."""
     a, b = world["a"], world["b"]
     a_follow = world["follow"]
     b_secret = alert_settings_for(b).feed_secret
@@ -395,6 +406,10 @@ def test_credential_routes_answer_their_owner_only_and_404_for_any_other_credent
     ]
     if route.name == "portal:feed_trail":
         foreign = foreign[1:]  # B's own secret with no follow id is B's own feed
+    paper = world["item"].paper
+    if route.name == "portal:rating_link":
+        foreign[1]["token"] = rating_token(user_id=a.pk, paper_id=paper.pk, value=1)[:-3] + "abc"
+    refused = CREDENTIAL_REFUSALS.get(route.name, OUT_OF_BOUNDS)
     before = _snapshot(a)
     b_session = Client()
     b_session.force_login(b)
@@ -403,7 +418,7 @@ def test_credential_routes_answer_their_owner_only_and_404_for_any_other_credent
         for client in (Client(), b_session):
             for method in METHODS:
                 response = _send(client, method, url)
-                assert response.status_code in OUT_OF_BOUNDS, (url, method, response.status_code)
+                assert response.status_code in refused, (url, method, response.status_code)
                 assert SECRET not in response.content.decode(errors="replace"), (url, method)
     assert _snapshot(a) == before
     owner = {
@@ -411,9 +426,14 @@ def test_credential_routes_answer_their_owner_only_and_404_for_any_other_credent
         "follow_id": a_follow.pk,
         "token": unsubscribe_token(user_id=a.pk, follow_id=a_follow.pk),
     }
+    if route.name == "portal:rating_link":
+        owner["token"] = rating_token(user_id=a.pk, paper_id=paper.pk, value=-1)
     response = Client().get(_credential_url(route, owner))
     assert response.status_code == 200
-    if route.name != "portal:feed_trail":
+    assert _snapshot(a) == before  # the link's GET only asks
+    if route.name == "portal:rating_link":
+        assert paper.title in response.content.decode()  # the public paper A's own link names
+    elif route.name != "portal:feed_trail":
         assert SECRET in response.content.decode()  # A's own follow, to A's own credential
 
 

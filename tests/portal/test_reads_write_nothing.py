@@ -5,12 +5,15 @@ were made by the workers' delivery."""
 from __future__ import annotations
 
 import pytest
+from django.conf import settings
 from django.db import connection
 from django.test import Client
 
-from accounts.alerts.links import alert_settings_of
+from accounts.alerts.links import alert_settings_of, rating_url
 from accounts.follows.services import follow_create
 from accounts.models import User
+from accounts.recommend.models import Rating
+from accounts.recommend.services import rating_set
 from accounts.records.services import record_save
 from accounts.trail.delivery import trail_catch_up_users
 from accounts.trail.matching import match_versions
@@ -37,6 +40,10 @@ READS = (
     "/ask/",
     "/ask/?question=flaky",
     "/api/v1/me/asks/",
+    "/trail/recommended/",
+    "/api/v1/me/ratings/",
+    "/api/v1/me/ratings/2611.00002/",
+    "/api/v1/me/recommendations/",
 )
 
 
@@ -59,9 +66,13 @@ def test_a_signed_in_readers_reads_after_a_harvest_write_no_row():
     record_save(user=reader, paper=Paper.objects.get(arxiv_id="2611.00001"))
     match_versions(version_ids=stored.created_version_ids)
     feed = f"/feeds/{alert_settings_of(reader).feed_secret}/trail.atom"
+    rated = Paper.objects.get(arxiv_id="2611.00002")
+    rating_set(user=reader, paper=rated, value=Rating.Value.UP)
+    # An alert's "less like this" link: its GET only asks.
+    rating_link = rating_url(user_id=reader.pk, paper_id=rated.pk, value=-1).removeprefix(settings.SITE_URL)
 
     before = rows_written()
-    statuses = {path: client.get(path).status_code for path in (*READS, feed)}
+    statuses = {path: client.get(path).status_code for path in (*READS, feed, rating_link)}
     assert rows_written() == before, "a read wrote rows"
     assert set(statuses.values()) == {200}, statuses
     assert TrailItem.objects.filter(user=reader).count() == 0  # matched, not delivered yet

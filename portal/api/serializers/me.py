@@ -16,6 +16,7 @@ from accounts.follows.models import Follow
 from accounts.follows.topics import DEFAULT_THRESHOLD, MAX_DESCRIPTION, MAX_EXAMPLES, MAX_THRESHOLD, MIN_THRESHOLD
 from accounts.trail.models import TrailItem
 from portal.api.serializers.papers import PaperSerializer
+from portal.api.serializers.ratings import RATING_FIELD, rating_of
 
 VALUE_SCHEMA = {
     "oneOf": [
@@ -186,6 +187,7 @@ class TrailItemSerializer(serializers.Serializer):
     terms = serializers.ListField(
         child=serializers.CharField(), help_text="order=for_you: its terms that weigh most in your model."
     )
+    rating = serializers.SerializerMethodField(help_text="Your thumbs up or down on the paper, or null.")
 
     @extend_schema_field(PaperSerializer)
     def get_paper(self, entry) -> dict:
@@ -202,6 +204,10 @@ class TrailItemSerializer(serializers.Serializer):
     @extend_schema_field(serializers.BooleanField())
     def get_dismissed(self, entry) -> bool:
         return entry.dismissed
+
+    @extend_schema_field(RATING_FIELD)
+    def get_rating(self, entry) -> str | None:
+        return rating_of(self.context, entry.paper.pk)
 
 
 class TrailPageSerializer(serializers.Serializer):

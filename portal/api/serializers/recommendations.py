@@ -6,6 +6,7 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from portal.api.serializers.papers import PaperSerializer
+from portal.api.serializers.ratings import RATING_FIELD, rating_of
 
 
 class NeighbourSerializer(serializers.Serializer):
@@ -25,10 +26,15 @@ class RecommendationSerializer(serializers.Serializer):
     )
     neighbours = NeighbourSerializer(many=True, help_text="The saved papers it is closest to.")
     terms = serializers.ListField(child=serializers.CharField(), help_text="Its terms that weigh most in your model.")
+    rating = serializers.SerializerMethodField(help_text="Your thumbs up or down on the paper, or null.")
 
     @extend_schema_field(PaperSerializer)
     def get_paper(self, entry) -> dict:
         return PaperSerializer(self.context["cards"][entry.paper.pk]).data
+
+    @extend_schema_field(RATING_FIELD)
+    def get_rating(self, entry) -> str | None:
+        return rating_of(self.context, entry.paper.pk)
 
 
 class RecommendationPageSerializer(serializers.Serializer):
