@@ -18,8 +18,8 @@ from accounts.alerts.sending import send_alerts
 from accounts.follows.services import follow_create
 from accounts.models import User
 from accounts.recommend.jobs import retrain_and_rescore
-from accounts.recommend.models import RecommenderModel, ScoreSheet
-from accounts.recommend.services import recommender_set_description
+from accounts.recommend.models import Rating, RecommenderModel, ScoreSheet
+from accounts.recommend.services import rating_set, recommender_set_description
 from accounts.recommend.trail_order import decode_rank_cursor, for_you_page, ranking_seed
 from accounts.recommend.training import load_embedding
 from accounts.records.services import record_save
@@ -203,3 +203,23 @@ def test_the_alert_gives_the_best_in_full_and_the_rest_one_line_each(day, mailbo
     lines = [line for line in rest.splitlines() if "/papers/" in line]
     assert len(lines) == len(day["today"]) - 3
     assert all(titles[arxiv_id] not in rest for arxiv_id in in_full)
+
+
+def test_thumbs_down_push_a_topic_down_in_the_day(user, day):
+    """A researcher of two topics (privacy, and error-correcting codes) says
+    "less like this" to two coding papers: the coding papers left fall in the day."""
+    codes = [p["arxiv_id"] for p in _papers(("n28",))["n28"]]
+    for arxiv_id in [*day["saved"], *codes[:3]]:
+        record_save(user=user, paper=Paper.objects.get(arxiv_id=arxiv_id))
+    retrain_and_rescore(user.pk)
+    rest = codes[5:]
+
+    def mean_rank() -> float:
+        order = [a for a in _first_day(user) if a in day["today"] and a not in codes[:5]]
+        return sum(order.index(a) for a in rest) / len(rest)
+
+    before = mean_rank()
+    for arxiv_id in codes[3:5]:
+        rating_set(user=user, paper=Paper.objects.get(arxiv_id=arxiv_id), value=Rating.Value.DOWN)
+    retrain_and_rescore(user.pk)
+    assert mean_rank() > before
