@@ -181,8 +181,9 @@ def test_matches_past_the_retention_are_dropped():
     (user,) = readers(1)
     follow(user, "category", {"code": "cs.LG"})
     harvest_only(record("2611.00001"), record("2611.00002"))
-    old = DefinitionMatch.objects.order_by("id").first()
-    DefinitionMatch.objects.filter(pk=old.pk).update(created_at=timezone.now() - timedelta(days=RETENTION_DAYS + 1))
+    # One batch's matches come in no set order: name the one made old.
+    old = DefinitionMatch.objects.filter(paper__arxiv_id="2611.00001")
+    assert old.update(created_at=timezone.now() - timedelta(days=RETENTION_DAYS + 1)) == 1
     assert prune_definition_matches() == 1
     assert list(DefinitionMatch.objects.values_list("paper__arxiv_id", flat=True)) == ["2611.00002"]
 
