@@ -50,8 +50,6 @@ import time
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-import numpy as np
-
 from bench import common
 from bench.common import percentile
 
@@ -66,33 +64,6 @@ ENV = {
     "PAPERTRAIL_RECOMMEND_RETRAIN_DELAY": "0",
     "DJANGO_ALLOWED_HOSTS": "testserver,127.0.0.1,localhost",
 }
-
-
-def write_vectors(paper_ids: list[int], rng: random.Random) -> int:
-    """Random unit vectors for these papers (those without one yet), by COPY, then ANALYZE."""
-    from django.db import connection
-    from django.utils import timezone
-
-    from harvest.embeddings.encoders import get_encoder
-    from harvest.embeddings.services import to_bytes
-    from harvest.models import PaperEmbedding
-
-    encoder = get_encoder()
-    have = set(PaperEmbedding.objects.filter(paper_id__in=paper_ids).values_list("paper_id", flat=True))
-    missing = sorted(set(paper_ids) - have)
-    draw = np.random.default_rng(rng.randrange(2**32))
-    now = timezone.now()
-    with connection.cursor() as cursor:
-        statement = "COPY harvest_paperembedding (paper_id, model, vector, text_hash, embedded_at) FROM STDIN"
-        with cursor.cursor.copy(statement) as copy:
-            for start in range(0, len(missing), 5000):
-                chunk = missing[start : start + 5000]
-                block = draw.standard_normal((len(chunk), encoder.dimension)).astype(np.float32)
-                block /= np.linalg.norm(block, axis=1, keepdims=True)
-                for paper_id, vector in zip(chunk, block, strict=True):
-                    copy.write_row((paper_id, encoder.name, to_bytes(vector), "bench", now))
-        cursor.execute("ANALYZE harvest_paperembedding")
-    return len(missing)
 
 
 def _day_and_background(new: int, revisions: int) -> tuple[list[int], list[int]]:
@@ -149,6 +120,7 @@ def measure_training(saves: int, rng: random.Random) -> dict:
     from accounts.models import User
     from accounts.recommend.training import train_user
     from accounts.trail.models import TrailItem
+    from bench.vectors import write_vectors
     from harvest.models import Paper
 
     user = User.objects.create(username=f"{PREFIX}trainer")
@@ -157,9 +129,20 @@ def measure_training(saves: int, rng: random.Random) -> dict:
     _saves(user, [pk for pk, _ in picked[:saves]])
     now = datetime.now(UTC)
     TrailItem.objects.bulk_create(
-        [TrailItem(user=user, paper_id=pk, latest_version_id=0, latest_version_number=n, latest_event_at=now,
-                   kind="new", dismissed=True, dismissed_at=now) for pk, n in picked[saves: saves + saves // 10]]
-    )  # fmt: skip
+        [
+            TrailItem(
+                user=user,
+                paper_id=pk,
+                latest_version_id=0,
+                latest_version_number=n,
+                latest_event_at=now,
+                kind="new",
+                dismissed=True,
+                dismissed_at=now,
+            )
+            for pk, n in picked[saves : saves + saves // 10]
+        ]
+    )
     started = time.perf_counter()
     train_user(user)
     first = time.perf_counter() - started
@@ -190,6 +173,7 @@ def build_readers(users: int, models: int, rng: random.Random) -> dict:
     from accounts.recommend.models import RecommenderModel, RecommenderProfile
     from accounts.recommend.training import train_user
     from accounts.records.models import Record
+    from bench.vectors import write_vectors
 
     started = time.perf_counter()
     trained = []
@@ -206,8 +190,12 @@ def build_readers(users: int, models: int, rng: random.Random) -> dict:
     for index in range(models, users):
         clones.append(User(username=f"{PREFIX}{index:05d}", last_login=now))
     User.objects.bulk_create(clones, batch_size=2000)
-    ids = list(User.objects.filter(username__startswith=PREFIX).exclude(username=f"{PREFIX}trainer")
-               .order_by("username").values_list("pk", flat=True))  # fmt: skip
+    ids = list(
+        User.objects.filter(username__startswith=PREFIX)
+        .exclude(username=f"{PREFIX}trainer")
+        .order_by("username")
+        .values_list("pk", flat=True)
+    )
     # Each copy also gets its model's owner's 30 saves, as a reader with that model has.
     saves_of = {}
     for user_id, paper_id in Record.objects.filter(user_id__in=ids[:models]).values_list("user_id", "paper_id"):
@@ -221,10 +209,18 @@ def build_readers(users: int, models: int, rng: random.Random) -> dict:
     rows, profiles = [], []
     for position, user_id in enumerate(ids[models:]):
         source = trained[position % len(trained)]
-        rows.append(RecommenderModel(user_id=user_id, trained_at=now, positives=source.positives,
-                                     negatives=source.negatives, background=source.background,
-                                     weights=source.weights, embedding=source.embedding,
-                                     neighbours=source.neighbours))  # fmt: skip
+        rows.append(
+            RecommenderModel(
+                user_id=user_id,
+                trained_at=now,
+                positives=source.positives,
+                negatives=source.negatives,
+                background=source.background,
+                weights=source.weights,
+                embedding=source.embedding,
+                neighbours=source.neighbours,
+            )
+        )
         profiles.append(RecommenderProfile(user_id=user_id, trained_at=now))
     RecommenderModel.objects.bulk_create(rows, batch_size=500)
     RecommenderProfile.objects.bulk_create(profiles, batch_size=2000)
@@ -232,8 +228,12 @@ def build_readers(users: int, models: int, rng: random.Random) -> dict:
         for table in ("accounts_user", "accounts_record", "accounts_recommendermodel", "accounts_recommenderprofile"):
             cursor.execute(f"ANALYZE {table}")
     weights = sum(len(m.weights) for m in trained) / len(trained)
-    return {"users": len(ids), "trained": len(trained), "training_seconds": round(training, 1),
-            "mean_weights_bytes": round(weights)}  # fmt: skip
+    return {
+        "users": len(ids),
+        "trained": len(trained),
+        "training_seconds": round(training, 1),
+        "mean_weights_bytes": round(weights),
+    }
 
 
 def child_score(new: int, revisions: int) -> dict:
@@ -247,8 +247,13 @@ def child_score(new: int, revisions: int) -> dict:
     seconds = time.perf_counter() - started
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     sheets = ScoreSheet.objects.filter(user__username__startswith=PREFIX)
-    return {"versions": len(version_ids), "seconds": round(seconds, 1), "summary": summary,
-            "peak_rss_mib": round(peak / 1024, 1), "sheets": sheets.count()}  # fmt: skip
+    return {
+        "versions": len(version_ids),
+        "seconds": round(seconds, 1),
+        "summary": summary,
+        "peak_rss_mib": round(peak / 1024, 1),
+        "sheets": sheets.count(),
+    }
 
 
 def measure_page(runs: int) -> dict:
@@ -259,8 +264,9 @@ def measure_page(runs: int) -> dict:
 
     with connection.cursor() as cursor:
         cursor.execute("ANALYZE accounts_recommendation")
-    readers = list(User.objects.filter(username__startswith=PREFIX).exclude(username=f"{PREFIX}trainer")
-                   .order_by("?")[:30])  # fmt: skip
+    readers = list(
+        User.objects.filter(username__startswith=PREFIX).exclude(username=f"{PREFIX}trainer").order_by("?")[:30]
+    )
     clients = []
     for user in readers:
         client = Client()
@@ -277,8 +283,13 @@ def measure_page(runs: int) -> dict:
         clients[run % len(clients)].get("/trail/recommended/")
         timings.append((time.perf_counter() - started) * 1000)
     p95 = percentile(timings, 0.95)
-    return {"first_ms": round(first, 1), "p50_ms": round(percentile(timings, 0.5), 1), "p95_ms": round(p95, 1),
-            "shown": shown, "meets_target": p95 <= PAGE_TARGET_MS}  # fmt: skip
+    return {
+        "first_ms": round(first, 1),
+        "p50_ms": round(percentile(timings, 0.5), 1),
+        "p95_ms": round(p95, 1),
+        "shown": shown,
+        "meets_target": p95 <= PAGE_TARGET_MS,
+    }
 
 
 def give_cards(users: list, papers: list[int]) -> int:
@@ -291,8 +302,10 @@ def give_cards(users: list, papers: list[int]) -> int:
     rows = Version.objects.filter(paper_id__in=papers).order_by("paper_id", "number")
     for paper_id, version_id, number, at in rows.values_list("paper_id", "id", "number", "discovered_at"):
         latest[paper_id] = (version_id, number, at)
-    columns = ("user_id, paper_id, latest_version_id, latest_version_number, latest_event_at, kind, unread, "
-               "dismissed, created_at")  # fmt: skip
+    columns = (
+        "user_id, paper_id, latest_version_id, latest_version_number, latest_event_at, kind, unread, "
+        "dismissed, created_at"
+    )
     with connection.cursor() as cursor:
         with cursor.cursor.copy(f"COPY accounts_trailitem ({columns}) FROM STDIN") as copy:
             for user in users:
@@ -307,8 +320,9 @@ def measure_for_you(runs: int, papers: list[int]) -> dict:
     from accounts.models import User
     from accounts.recommend.trail_order import for_you_page
 
-    readers = list(User.objects.filter(username__startswith=PREFIX).exclude(username=f"{PREFIX}trainer")
-                   .order_by("?")[:30])  # fmt: skip
+    readers = list(
+        User.objects.filter(username__startswith=PREFIX).exclude(username=f"{PREFIX}trainer").order_by("?")[:30]
+    )
     cards = give_cards(readers, papers)
     cursors = {user.pk: for_you_page(user=user, size=20).next_cursor for user in readers}
     scored = sum(entry.score is not None for entry in for_you_page(user=readers[0], size=20).entries)
@@ -328,13 +342,19 @@ def measure_for_you(runs: int, papers: list[int]) -> dict:
             call(readers[run % len(readers)])
             timings.append((time.perf_counter() - started) * 1000)
         p95 = percentile(timings, 0.95)
-        figures[name] = {"first_ms": round(first, 1), "p50_ms": round(percentile(timings, 0.5), 1),
-                         "p95_ms": round(p95, 1), "meets_target": p95 <= PAGE_TARGET_MS}  # fmt: skip
+        figures[name] = {
+            "first_ms": round(first, 1),
+            "p50_ms": round(percentile(timings, 0.5), 1),
+            "p95_ms": round(p95, 1),
+            "meets_target": p95 <= PAGE_TARGET_MS,
+        }
     return figures
 
 
 def run_recommend(url: str, args: argparse.Namespace) -> dict:
     """The whole bench against the library at `url` (already django.setup())."""
+    from bench.vectors import write_vectors
+
     rng = random.Random(args.rec_seed)
     _clean()
     day, background = _day_and_background(2000, 600)
@@ -353,8 +373,14 @@ def run_recommend(url: str, args: argparse.Namespace) -> dict:
     for_you = measure_for_you(args.rec_runs, day)
     if not args.rec_keep:
         _clean()
-    return {"vectors_written": vectors, "training": training, "readers": readers, "scoring": scoring, "page": page,
-            "for_you": for_you}  # fmt: skip
+    return {
+        "vectors_written": vectors,
+        "training": training,
+        "readers": readers,
+        "scoring": scoring,
+        "page": page,
+        "for_you": for_you,
+    }
 
 
 def lines(report: dict) -> list[str]:
@@ -405,8 +431,12 @@ def main(argv: list[str] | None = None) -> None:
         return
     from django.db import connection
 
-    report = {"benchmark": "recommendations", "date": datetime.now(UTC).isoformat(timespec="seconds"),
-              "machine": common.machine(connection), **run_recommend(url, args)}  # fmt: skip
+    report = {
+        "benchmark": "recommendations",
+        "date": datetime.now(UTC).isoformat(timespec="seconds"),
+        "machine": common.machine(connection),
+        **run_recommend(url, args),
+    }
     print("\n".join(lines(report)))
     common.write_report(report, args.results, f"recommend{('-' + args.tag) if args.tag else ''}")
 

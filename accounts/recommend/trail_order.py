@@ -5,7 +5,6 @@ after each harvest and after the reader's retraining (scoring.py)."""
 
 from __future__ import annotations
 
-import base64
 import math
 from dataclasses import dataclass
 from datetime import date, datetime, time, timedelta
@@ -25,9 +24,11 @@ from accounts.trail.selectors import (
     InvalidCursor,
     TrailEntry,
     TrailPage,
+    pack_cursor,
     trail_card_times,
     trail_entries,
     trail_newest_time,
+    unpack_cursor,
 )
 from harvest.models import Paper
 
@@ -52,14 +53,14 @@ class RankCursor:
         return (self.score, self.at, self.item_id)
 
     def encode(self) -> str:
-        text = f"{_CURSOR_PREFIX}|{self.day.isoformat()}|{self.score!r}|{self.at.isoformat()}|{self.item_id}"
-        return base64.urlsafe_b64encode(text.encode()).decode().rstrip("=")
+        return pack_cursor(
+            f"{_CURSOR_PREFIX}|{self.day.isoformat()}|{self.score!r}|{self.at.isoformat()}|{self.item_id}"
+        )
 
 
 def decode_rank_cursor(cursor: str) -> RankCursor:
     try:
-        text = base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)).decode()
-        prefix, day, score, at, item_id = text.split("|")
+        prefix, day, score, at, item_id = unpack_cursor(cursor).split("|")
         if prefix != _CURSOR_PREFIX:
             raise ValueError("not a ranked cursor")
         parsed = RankCursor(date.fromisoformat(day), float(score), datetime.fromisoformat(at), int(item_id))

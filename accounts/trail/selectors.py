@@ -60,13 +60,23 @@ class TrailPage:
     next_cursor: str | None
 
 
+def pack_cursor(text: str) -> str:
+    """A cursor's text as it travels in a URL (unpadded URL-safe base64)."""
+    return base64.urlsafe_b64encode(text.encode()).decode().rstrip("=")
+
+
+def unpack_cursor(cursor: str) -> str:
+    """pack_cursor undone; ValueError or UnicodeDecodeError for anything else."""
+    return base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)).decode()
+
+
 def encode_cursor(at: datetime, item_id: int) -> str:
-    return base64.urlsafe_b64encode(f"{at.isoformat()}|{item_id}".encode()).decode().rstrip("=")
+    return pack_cursor(f"{at.isoformat()}|{item_id}")
 
 
 def decode_cursor(cursor: str) -> tuple[datetime, int]:
     try:
-        text = base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)).decode()
+        text = unpack_cursor(cursor)
         at, item_id = text.rsplit("|", 1)
         return datetime.fromisoformat(at), int(item_id)
     except (ValueError, UnicodeDecodeError) as error:
