@@ -1,5 +1,5 @@
-"""Who may read soon: the researchers the workers prepare trails and scores
-for after each harvest (others get theirs when they come back)."""
+"""Who may read soon: the researchers the workers score each harvest for
+(others get theirs when they come back)."""
 
 from __future__ import annotations
 

@@ -191,8 +191,7 @@ def existing_readers(users: int):
         found = Built(users=count)
         for table, attribute in (
             ("accounts_follow", "follows"),
-            ("accounts_trailitem", "items"),
-            ("accounts_trailmatch", "matches"),
+            ("accounts_readermatch", "matches"),
         ):
             cursor.execute(f"SELECT count(*) FROM {table} WHERE user_id BETWEEN %s AND %s", [low, high])  # noqa: S608
             setattr(found, attribute, cursor.fetchone()[0])

@@ -76,7 +76,6 @@ def build_readers(*, users: int, seed: int, pool: int = 3000) -> Built:
     with transaction.atomic(), connection.cursor() as cursor:
         first_user = _next_id(cursor, "accounts_user")
         first_follow = _next_id(cursor, "accounts_follow")
-        first_item = _next_id(cursor, "accounts_trailitem")
         with cursor.copy(
             "COPY accounts_user (id, password, is_superuser, username, first_name, last_name, email, is_staff, "
             "is_active, date_joined, language, time_zone) FROM STDIN"
@@ -109,33 +108,27 @@ def build_readers(*, users: int, seed: int, pool: int = 3000) -> Built:
                 cards.setdefault((user_id, index), []).append(follow_id)
         delivery_of = {follow[0]: follow[4] for follow in follows}
         events = {key: now - timedelta(seconds=rng.randint(60, 3 * 3600)) for key in cards}
+        # The day as each reader's own matches (what the alerts read is the
+        # composed trail; ReaderMatch rows stand in for matched definitions).
         with cursor.copy(
-            "COPY accounts_trailitem (id, user_id, paper_id, latest_version_id, latest_version_number, "
-            "latest_event_at, kind, unread, dismissed, created_at) FROM STDIN"
+            "COPY accounts_readermatch (user_id, follow_id, paper_id, version_id, version_number, kind, event_at, "
+            "reason, created_at) FROM STDIN"
         ) as copy:
-            for offset, (user_id, index) in enumerate(cards):
+            for (user_id, index), follow_ids in cards.items():
                 version_id, paper_id, number = day[index]
-                copy.write_row((first_item + offset, user_id, paper_id, version_id, number, events[(user_id, index)],
-                                "new" if number == 1 else "revision", True, False, now))  # fmt: skip
-        with cursor.copy(
-            "COPY accounts_trailmatch (item_id, follow_id, user_id, version_id, version_number, kind, reason, "
-            "event_at, unread, created_at) FROM STDIN"
-        ) as copy:
-            for offset, ((user_id, index), follow_ids) in enumerate(cards.items()):
-                version_id, _, number = day[index]
                 for follow_id in follow_ids:
-                    copy.write_row((first_item + offset, follow_id, user_id, version_id, number,
-                                    "new" if number == 1 else "revision", "{}", events[(user_id, index)], True,
+                    copy.write_row((user_id, follow_id, paper_id, version_id, number,
+                                    "new" if number == 1 else "revision", events[(user_id, index)], "{}",
                                     now))  # fmt: skip
                     built.matches += 1
                     built.daily_matches += delivery_of[follow_id] == "daily"
         built.items = len(cards)
-        for table in ("accounts_user", "accounts_follow", "accounts_trailitem"):
+        for table in ("accounts_user", "accounts_follow"):
             cursor.execute(
                 f"SELECT setval(pg_get_serial_sequence('{table}', 'id'), (SELECT max(id) FROM {table}))"  # noqa: S608
             )
     with connection.cursor() as cursor:
-        cursor.execute("ANALYZE accounts_user, accounts_follow, accounts_trailitem, accounts_trailmatch")
+        cursor.execute("ANALYZE accounts_user, accounts_follow, accounts_readermatch")
     return built
 
 
@@ -154,8 +147,9 @@ def remove_readers() -> dict[str, int]:
             "accounts_alertmail",
             "accounts_alertunsubscribe",
             "accounts_alertsettings",
-            "accounts_trailmatch",
-            "accounts_trailitem",
+            "accounts_readermatch",
+            "accounts_trailstate",
+            "accounts_trailreadmark",
             "accounts_follow",
         ):
             cursor.execute(f"DELETE FROM {table} WHERE user_id BETWEEN %s AND %s", [low, high])  # noqa: S608

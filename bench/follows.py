@@ -18,8 +18,8 @@ postgres://postgres@127.0.0.1:5432/papertrail_bench). How each figure is taken:
   evaluated once against the day's index, its matches written by COPY):
   wall time, ru_maxrss of the process, then ANALYZE of the matches.
 - the first read after the day: for each of 30 readers spread over the ids,
-  accounts.trail_delivery.trail_catch_up (the reader's cards made from the
-  day's definition matches) and the first page, once a reader.
+  the first page and the unread counts, each composed from the day's
+  definition matches (accounts.trail.composition), once a reader.
 - the trail, its unread counts and the preview: in process through the
   selectors and services the pages call (accounts.selectors.trail_page and
   trail_unread_counts, accounts.follows.follow_preview; no view, template or
@@ -88,21 +88,20 @@ def child_match(new: int, revisions: int) -> dict:
 
 
 def measure_catch_up(users: list) -> dict:
-    """Each sampled reader's first read of the trail after the day: the cards
-    made from the day's definition matches (accounts.trail_delivery), then the
-    first page; one call a reader (a second finds nothing new)."""
-    from accounts.trail.delivery import trail_catch_up
-    from accounts.trail.selectors import trail_page
+    """Each sampled reader's first read of the trail after the day, with cold
+    caches of nothing but the process: the first page, then the unread counts
+    (every card of the day composed), once a reader."""
+    from accounts.trail.selectors import trail_page, trail_unread_counts
 
     catch_up, first_page, cards = [], [], []
     for user in users:
         started = time.perf_counter()
-        result = trail_catch_up(user=user)
-        mark = time.perf_counter()
         trail_page(user=user)
-        catch_up.append((mark - started) * 1000)
-        first_page.append((time.perf_counter() - started) * 1000)
-        cards.append(result.created)
+        mark = time.perf_counter()
+        counts = trail_unread_counts(user=user)
+        first_page.append((mark - started) * 1000)
+        catch_up.append((time.perf_counter() - mark) * 1000)
+        cards.append(counts.total)
     return {"readers": len(users), "catch_up_p50_ms": percentile(catch_up, 0.5),
             "catch_up_p95_ms": percentile(catch_up, 0.95), "catch_up_max_ms": max(catch_up, default=0),
             "with_first_page_p50_ms": percentile(first_page, 0.5),
@@ -140,18 +139,14 @@ def sampled_users(count: int) -> list:
 
 
 def readers(users: list) -> list[tuple]:
-    """(user, their follow with most matches) of these users that hold cards."""
-    from django.db.models import Count
-
-    from accounts.trail.models import TrailMatch
+    """(user, their follow with most unread cards) of these users that have cards."""
+    from accounts.trail.selectors import trail_unread_counts
 
     chosen = []
     for user in users:
-        busiest = (
-            TrailMatch.objects.filter(user=user).values("follow_id").annotate(n=Count("id")).order_by("-n").first()
-        )
-        if busiest:
-            chosen.append((user, busiest["follow_id"]))
+        by_follow = trail_unread_counts(user=user).by_follow
+        if by_follow:
+            chosen.append((user, max(by_follow, key=by_follow.get)))
     return chosen
 
 
@@ -256,18 +251,19 @@ def run_follows(url: str, meta: dict, args: argparse.Namespace) -> dict:
           file=sys.stderr, flush=True)  # fmt: skip
     users = sampled_users(READERS_SAMPLED)
     catch_up = measure_catch_up(users)
-    print(f"  follows catch-up: p95 {catch_up['catch_up_p95_ms']:.0f} ms, "
-          f"{catch_up['cards_per_reader_mean']:,} cards a reader", file=sys.stderr, flush=True)  # fmt: skip
+    print(f"  follows first read: page p95 {catch_up['with_first_page_p95_ms']:.0f} ms, counts p95 "
+          f"{catch_up['catch_up_p95_ms']:.0f} ms, {catch_up['cards_per_reader_mean']:,} cards a reader",
+          file=sys.stderr, flush=True)  # fmt: skip
     with connection.cursor() as cursor:
-        cursor.execute("ANALYZE accounts_trailitem, accounts_trailmatch")
+        cursor.execute("ANALYZE accounts_readermatch, accounts_trailstate")
         cursor.execute("SELECT pg_total_relation_size('accounts_definitionmatch')")
         matching["definition_matches_mib"] = round(cursor.fetchone()[0] / 2**20, 1)
-        cursor.execute("SELECT count(*) FROM accounts_trailitem")
+        cursor.execute("SELECT count(*) FROM accounts_readermatch")
         items = cursor.fetchone()[0]
-        cursor.execute("SELECT count(*) FROM accounts_trailmatch")
+        cursor.execute("SELECT count(*) FROM accounts_trailstate")
         matches = cursor.fetchone()[0]
         cursor.execute(
-            "SELECT pg_total_relation_size('accounts_trailitem') + pg_total_relation_size('accounts_trailmatch')"
+            "SELECT pg_total_relation_size('accounts_readermatch') + pg_total_relation_size('accounts_trailstate')"
         )
         size = cursor.fetchone()[0]
     picked = readers(users)
@@ -279,8 +275,7 @@ def run_follows(url: str, meta: dict, args: argparse.Namespace) -> dict:
                     "build_seconds": round(built, 1)},
         "matching": matching,
         "catch_up": catch_up,
-        "trail_rows": {"items": items, "matches": matches, "size_mib": round(size / 2**20, 1),
-                       "cards_per_reader": round(items / max(1, drawn.users), 1)},
+        "trail_rows": {"reader_matches": items, "states": matches, "size_mib": round(size / 2**20, 1)},
         "readers_sampled": len(picked),
         "results": results,
         "removed": removed if removed is not None else "kept (--keep)",
@@ -296,11 +291,11 @@ def lines(follows: dict) -> list[str]:
         f"(target {m['target_seconds']} s: {verdict}): {m['definition_matches']:,} definition matches "
         f"({m['definition_matches_mib']:,} MiB); index {m['index_seconds']:.1f} s; "
         f"matching process peak RSS {m['peak_rss_mib']} MiB",
-        f"a reader's first read after the day: catch-up p50 {c['catch_up_p50_ms']:.0f} / p95 "
-        f"{c['catch_up_p95_ms']:.0f} ms, with the first page p95 {c['with_first_page_p95_ms']:.0f} ms, "
-        f"{c['cards_per_reader_mean']:,} cards a reader ({c['readers']} readers)",
-        f"trail after the sampled readers' catch-up: {rows['items']:,} cards, {rows['matches']:,} matches, "
-        f"{rows['size_mib']:,} MiB",
+        f"a reader's first read after the day: first page p50 {c['with_first_page_p50_ms']:.0f} / p95 "
+        f"{c['with_first_page_p95_ms']:.0f} ms, unread counts p50 {c['catch_up_p50_ms']:.0f} / p95 "
+        f"{c['catch_up_p95_ms']:.0f} ms, {c['cards_per_reader_mean']:,} unread cards a reader ({c['readers']} readers)",
+        f"rows per reader (own matches, states): {rows['reader_matches']:,} + {rows['states']:,}, "
+        f"{rows['size_mib']:,} MiB; the day's definition matches {m['definition_matches_mib']:,} MiB",
     ]
 
 

@@ -205,7 +205,7 @@ def remove_bench_users() -> dict[str, int]:
         if not count:
             return {"users": 0}
         cursor.execute(
-            "SELECT EXISTS (SELECT 1 FROM accounts_trailitem WHERE user_id NOT BETWEEN %s AND %s) "
+            "SELECT EXISTS (SELECT 1 FROM accounts_trailstate WHERE user_id NOT BETWEEN %s AND %s) "
             "OR EXISTS (SELECT 1 FROM accounts_follow WHERE user_id NOT BETWEEN %s AND %s) "
             "OR (SELECT count(*) FROM accounts_user WHERE id BETWEEN %s AND %s) <> %s",
             [low, high, low, high, low, high, count],
@@ -213,8 +213,9 @@ def remove_bench_users() -> dict[str, int]:
         (shared,) = cursor.fetchone()
         if shared:
             for table in (
-                "accounts_trailmatch",
-                "accounts_trailitem",
+                "accounts_readermatch",
+                "accounts_trailstate",
+                "accounts_trailreadmark",
                 "accounts_alertunsubscribe",
                 "accounts_follow",
                 "accounts_exclusion",
@@ -224,8 +225,8 @@ def remove_bench_users() -> dict[str, int]:
             # Foreign-key checks still pending in this transaction would refuse the TRUNCATE.
             cursor.execute("SET CONSTRAINTS ALL IMMEDIATE")
             cursor.execute(
-                "TRUNCATE accounts_trailmatch, accounts_trailitem, accounts_alertunsubscribe, accounts_follow, "
-                "accounts_exclusion"
+                "TRUNCATE accounts_readermatch, accounts_trailstate, accounts_trailreadmark, "
+                "accounts_alertunsubscribe, accounts_follow, accounts_exclusion"
             )
         cursor.execute("DELETE FROM accounts_user WHERE id BETWEEN %s AND %s", [low, high])
     return {"users": count}

@@ -91,7 +91,8 @@ def _clean() -> None:
             "accounts_notinterested",
             "accounts_recordtag",
             "accounts_record",
-            "accounts_trailitem",
+            "accounts_readermatch",
+            "accounts_trailstate",
             "accounts_scoresheet",
         ):
             cursor.execute(f"DELETE FROM {table} WHERE user_id = ANY(%s)", [ids])  # noqa: S608 - fixed names
@@ -119,7 +120,7 @@ def _sample_papers(count: int, rng: random.Random) -> list[int]:
 def measure_training(saves: int, rng: random.Random) -> dict:
     from accounts.models import User
     from accounts.recommend.training import train_user
-    from accounts.trail.models import TrailItem
+    from accounts.trail.models import TrailState
     from bench.vectors import write_vectors
     from harvest.models import Paper
 
@@ -128,18 +129,9 @@ def measure_training(saves: int, rng: random.Random) -> dict:
     write_vectors([pk for pk, _ in picked[: saves + saves // 10]], rng)
     _saves(user, [pk for pk, _ in picked[:saves]])
     now = datetime.now(UTC)
-    TrailItem.objects.bulk_create(
+    TrailState.objects.bulk_create(
         [
-            TrailItem(
-                user=user,
-                paper_id=pk,
-                latest_version_id=0,
-                latest_version_number=n,
-                latest_event_at=now,
-                kind="new",
-                dismissed=True,
-                dismissed_at=now,
-            )
+            TrailState(user=user, paper_id=pk, read_version=n, dismissed=True, dismissed_at=now)
             for pk, n in picked[saves : saves + saves // 10]
         ]
     )
@@ -293,7 +285,8 @@ def measure_page(runs: int) -> dict:
 
 
 def give_cards(users: list, papers: list[int]) -> int:
-    """One unread trail card per day's paper for each user, at its latest version's arrival, by COPY."""
+    """One unread trail card per day's paper for each user, at its latest version's arrival, by COPY
+    of the reader's own matches."""
     from django.db import connection
 
     from harvest.models import Version
@@ -302,17 +295,15 @@ def give_cards(users: list, papers: list[int]) -> int:
     rows = Version.objects.filter(paper_id__in=papers).order_by("paper_id", "number")
     for paper_id, version_id, number, at in rows.values_list("paper_id", "id", "number", "discovered_at"):
         latest[paper_id] = (version_id, number, at)
-    columns = (
-        "user_id, paper_id, latest_version_id, latest_version_number, latest_event_at, kind, unread, "
-        "dismissed, created_at"
-    )
+    # The reader's own matches stand in for their follows' (the composed trail reads both alike).
+    columns = "user_id, paper_id, version_id, version_number, event_at, kind, reason, created_at"
     with connection.cursor() as cursor:
-        with cursor.cursor.copy(f"COPY accounts_trailitem ({columns}) FROM STDIN") as copy:
+        with cursor.cursor.copy(f"COPY accounts_readermatch ({columns}) FROM STDIN") as copy:
             for user in users:
                 for paper_id, (version_id, number, at) in latest.items():
                     kind = "new" if number == 1 else "revision"
-                    copy.write_row((user.pk, paper_id, version_id, number, at, kind, True, False, at))
-        cursor.execute("ANALYZE accounts_trailitem")
+                    copy.write_row((user.pk, paper_id, version_id, number, at, kind, "{}", at))
+        cursor.execute("ANALYZE accounts_readermatch")
     return len(latest) * len(users)
 
 

@@ -16,7 +16,7 @@ from accounts.follows.models import Follow
 from accounts.models import User
 from accounts.recommend.scoring import window_start
 from accounts.recommend.trail_order import UNSCORED, paper_scores
-from accounts.trail.models import TrailItem, TrailMatch
+from accounts.trail.composition import CardFilter, Reader, cards_page
 from digests.selectors import readings_for_versions
 from harvest.models import Paper
 
@@ -60,17 +60,9 @@ def feed_user(*, secret: str) -> User | None:
 
 def _rows(user: User, follow: Follow | None, size: int) -> list[tuple]:
     """(paper id, version id, version number, kind, event time), newest first."""
-    if follow is not None:
-        return list(
-            TrailMatch.objects.filter(follow=follow, item__dismissed=False)
-            .order_by("-event_at", "-item_id")
-            .values_list("item__paper_id", "version_id", "version_number", "kind", "event_at")[:size]
-        )
-    return list(
-        TrailItem.objects.filter(user=user, dismissed=False)
-        .order_by("-latest_event_at", "-id")
-        .values_list("paper_id", "latest_version_id", "latest_version_number", "kind", "latest_event_at")[:size]
-    )
+    where = CardFilter(follow_id=follow.pk if follow is not None else None)
+    cards = cards_page(Reader.of(user.pk), where, size=size)
+    return [(card.paper_id, card.version_id, card.version_number, card.kind, card.event_at) for card in cards]
 
 
 def _in_reader_order(user: User, rows: list[tuple]) -> list[tuple]:

@@ -11,18 +11,18 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
 from django.conf import settings
-from django.db import connection, transaction
+from django.db import transaction
 from django.db.models import Max
 from django.urls import reverse
 
 from accounts.alerts.links import absolute, rating_url, unsubscribe_url
 from accounts.alerts.models import AlertMail, AlertMailItem
+from accounts.follows.matching import NEW, REVISION
 from accounts.follows.models import Follow
 from accounts.models import User
 from accounts.recommend.scoring import window_start
 from accounts.recommend.trail_order import scores_of_users
-from accounts.trail.delivery import trail_catch_up_users
-from accounts.trail.models import TrailMatch
+from accounts.trail.composition import CardFilter, Reader, window_cards
 from digests.selectors import readings_for_versions
 from harvest.models import Paper, Version
 
@@ -60,27 +60,27 @@ def _windows(mails: list[AlertMail], frequency: str, now: datetime) -> dict[int,
 
 
 def candidate_items(mails: list[AlertMail], frequency: str, now: datetime) -> dict[int, dict[tuple[int, int], dict]]:
-    """Per mail: {(paper, version): {kind, follow ids}} from the trail, newest first."""
-    by_user = {mail.user_id: mail for mail in mails}
+    """Per mail: {(paper, version): {kind, follow ids}} of the cards the user's
+    follows of this frequency brought into their trail since the window began,
+    newest first (dismissed and excluded cards left out)."""
     since = _windows(mails, frequency, now)
-    follows = dict(
-        Follow.objects.filter(user_id__in=list(by_user), delivery=frequency).values_list("id", "user_id").order_by()
-    )
+    follows: dict[int, set[int]] = defaultdict(set)
+    for follow_id, user_id in Follow.objects.filter(
+        user_id__in=[mail.user_id for mail in mails], delivery=frequency, muted=False
+    ).values_list("id", "user_id"):
+        follows[user_id].add(follow_id)
     found: dict[int, dict[tuple[int, int], dict]] = {mail.pk: {} for mail in mails}
-    if not follows:
-        return found
-    rows = (
-        TrailMatch.objects.filter(
-            follow_id__in=list(follows), event_at__gte=min(since.values()), event_at__lte=now, item__dismissed=False
-        )
-        .order_by("user_id", "-event_at", "follow_id")
-        .values_list("user_id", "follow_id", "item__paper_id", "version_number", "kind", "event_at")
-    )
-    for user_id, follow_id, paper_id, number, kind, event_at in rows.iterator(chunk_size=5000):
-        if event_at < since[user_id]:
+    for mail in mails:
+        if not follows[mail.user_id]:
             continue
-        entry = found[by_user[user_id].pk].setdefault((paper_id, number), {"kind": kind, "follows": []})
-        entry["follows"].append(follow_id)
+        cards = window_cards(Reader.of(mail.user_id), since[mail.user_id], now, CardFilter())
+        for card in cards:
+            matched = sorted(card.follow_ids & follows[mail.user_id])
+            if matched:
+                # What these follows matched: an arrival if any of them took one, else a revision.
+                kinds = {match.kind for match in card.reasons if match.follow_id in matched}
+                kind = NEW if NEW in kinds else REVISION
+                found[mail.pk][(card.paper_id, card.version_number)] = {"kind": kind, "follows": matched}
     return found
 
 
@@ -94,11 +94,7 @@ def record_items(*, mails: list[AlertMail], frequency: str, now: datetime) -> di
     for mail_id in AlertMailItem.objects.filter(mail__in=older).values_list("mail_id", flat=True) if older else ():
         counts[mail_id] += 1
     fresh = [mail for mail in mails if not counts[mail.pk]]
-    trail_catch_up_users(user_ids=[mail.user_id for mail in fresh], wait=True)
-    if fresh and connection.vendor == "postgresql":
-        for mail_id in _insert_items_sql(fresh, frequency, now):
-            counts[mail_id] += 1
-    elif fresh:
+    if fresh:
         users = {mail.pk: mail.user_id for mail in fresh}
         rows = [
             AlertMailItem(
@@ -116,38 +112,6 @@ def record_items(*, mails: list[AlertMail], frequency: str, now: datetime) -> di
         for mail_id in AlertMailItem.objects.filter(mail__in=fresh).values_list("mail_id", flat=True):
             counts[mail_id] += 1
     return {mail.pk: counts.get(mail.pk, 0) for mail in mails}
-
-
-# The same selection as candidate_items in one statement: the batch's rows
-# never pass through Python (about 70 items a mail, 10,000 mails a day).
-_INSERT_ITEMS = """
-INSERT INTO accounts_alertmailitem (mail_id, user_id, paper_id, version_number, kind, follow_ids)
-SELECT m.mail_id, m.user_id, i.paper_id, t.version_number, min(t.kind), jsonb_agg(t.follow_id ORDER BY t.follow_id)
-FROM unnest(%(mails)s::bigint[], %(users)s::bigint[], %(since)s::timestamptz[]) AS m(mail_id, user_id, since)
-JOIN accounts_follow f ON f.user_id = m.user_id AND f.delivery = %(frequency)s
-JOIN accounts_trailmatch t ON t.follow_id = f.id AND t.event_at >= m.since AND t.event_at <= %(now)s
-JOIN accounts_trailitem i ON i.id = t.item_id AND NOT i.dismissed
-GROUP BY m.mail_id, m.user_id, i.paper_id, t.version_number
-ON CONFLICT DO NOTHING
-RETURNING mail_id
-"""
-
-
-def _insert_items_sql(mails: list[AlertMail], frequency: str, now: datetime) -> list[int]:
-    """The mail id of each item inserted."""
-    since = _windows(mails, frequency, now)
-    with connection.cursor() as cursor:
-        cursor.execute(
-            _INSERT_ITEMS,
-            {
-                "mails": [mail.pk for mail in mails],
-                "users": [mail.user_id for mail in mails],
-                "since": [since[mail.user_id] for mail in mails],
-                "frequency": frequency,
-                "now": now,
-            },
-        )
-        return [row[0] for row in cursor.fetchall()]
 
 
 # --- the content of a mail ------------------------------------------------------------

@@ -13,7 +13,7 @@ from django.utils import timezone
 from django.utils.translation import gettext_lazy
 
 from accounts.follows.models import Follow
-from accounts.trail.models import TrailItem
+from accounts.trail.models import CardKind
 
 
 def new_feed_secret() -> str:
@@ -117,7 +117,7 @@ class AlertMailItem(models.Model):
     user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+", db_index=False)
     paper = models.ForeignKey("harvest.Paper", on_delete=models.CASCADE, related_name="+", db_index=False)
     version_number = models.PositiveSmallIntegerField()
-    kind = models.CharField(max_length=16, choices=TrailItem.Kind.choices)
+    kind = models.CharField(max_length=16, choices=CardKind.choices)
     follow_ids = models.JSONField(default=list, help_text="the daily or weekly follows that matched it")
 
     class Meta:

@@ -88,7 +88,7 @@ class ExclusionSpec:
 @dataclass(slots=True)
 class Hit:
     user_id: int
-    follow_id: int
+    follow_id: int | None  # None: a reader's own match with no follow (a saved paper's revision)
     paper_id: int
     version_id: int
     version_number: int

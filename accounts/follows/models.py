@@ -35,6 +35,10 @@ class Follow(models.Model):
     delivery = models.CharField(max_length=16, choices=Delivery.choices, default=Delivery.TRAIL)
     created_at = models.DateTimeField(default=timezone.now)
     updated_at = models.DateTimeField(default=timezone.now)
+    # The newest definition match recorded before the follow began to match as
+    # it is (set by accounts.trail when its matching changes): its trail shows
+    # the later ones, and its back-fill what came before.
+    matched_after = models.BigIntegerField(default=0, db_default=0, editable=False)
 
     class Meta:
         verbose_name = gettext_lazy("follow")

@@ -173,5 +173,6 @@ def exclusion_create(*, user: User, kind: str, value: str) -> Exclusion:
 
 @transaction.atomic
 def exclusion_delete(*, user: User, exclusion_id: int) -> bool:
+    signals.follows_changing.send(sender=Exclusion, user=user)
     deleted, _ = Exclusion.objects.filter(user=user, pk=exclusion_id).delete()
     return bool(deleted)

@@ -50,8 +50,6 @@ class User(AbstractUser):
     trail_order = models.CharField(
         max_length=8, choices=TrailOrder.choices, default=TrailOrder.FOR_YOU, db_default=TrailOrder.FOR_YOU
     )
-    # The last DefinitionMatch made into this user's cards (accounts.trail.delivery).
-    trail_through = models.BigIntegerField(default=0, db_default=0, editable=False)
 
 
 class ApiToken(models.Model):

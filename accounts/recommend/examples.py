@@ -13,7 +13,7 @@ from accounts.models import User
 from accounts.recommend.features import PaperText
 from accounts.recommend.models import NotInterested, Rating
 from accounts.records.models import Record, RecordTag
-from accounts.trail.models import TrailItem
+from accounts.trail.selectors import trail_dismissed_papers
 from harvest.models import Paper
 
 # The background is drawn from this many of the newest papers: what the
@@ -45,7 +45,7 @@ def saved_count(user: User) -> int:
 
 
 def negative_paper_ids(user: User) -> set[int]:
-    dismissed = TrailItem.objects.filter(user=user, dismissed=True).values_list("paper_id", flat=True)
+    dismissed = trail_dismissed_papers(user_id=user.pk)
     refused = NotInterested.objects.filter(user=user).values_list("paper_id", flat=True)
     return set(dismissed) | set(refused)
 

@@ -31,7 +31,7 @@ from accounts.recommend.features import N_FEATURES, PaperText, vectorize
 from accounts.recommend.models import NotInterested, Recommendation, RecommenderModel, ScoreSheet, ScoringRun
 from accounts.recommend.training import load, load_embedding
 from accounts.records.models import Record
-from accounts.trail.models import TrailItem
+from accounts.trail.selectors import trail_papers_among
 from harvest.embeddings.encoders import get_encoder
 from harvest.embeddings.index import vectors_of
 from harvest.models import Version
@@ -66,10 +66,8 @@ def _excluded(user_ids: list[int], paper_ids: list[int]) -> dict[int, set[int]]:
         ):
             excluded[user_id].add(paper_id)
     # Every trail card too: the tab holds papers outside the follows.
-    for user_id, paper_id in TrailItem.objects.filter(user_id__in=user_ids, paper_id__in=paper_ids).values_list(
-        "user_id", "paper_id"
-    ):
-        excluded[user_id].add(paper_id)
+    for user_id, papers in trail_papers_among(user_ids=user_ids, paper_ids=paper_ids).items():
+        excluded[user_id] |= papers
     return excluded
 
 

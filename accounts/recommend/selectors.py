@@ -14,7 +14,7 @@ from accounts.models import User
 from accounts.recommend.models import NotInterested, Rating, Recommendation, RecommenderProfile
 from accounts.recommend.scoring import window_start
 from accounts.records.models import Record, Tag
-from accounts.trail.models import TrailItem
+from accounts.trail.selectors import trail_dismissed_papers, trail_papers
 from harvest.models import Paper
 
 
@@ -87,7 +87,8 @@ def recommendations_for_user(user: User, limit: int = 20, *, tag_id: int | None 
         rows.exclude(Exists(Record.objects.filter(user=user, paper_id=OuterRef("paper_id"))))
         .exclude(Exists(NotInterested.objects.filter(user=user, paper_id=OuterRef("paper_id"))))
         # Dismissed cards, and the papers the follows brought: those the trail ranks.
-        .exclude(Exists(TrailItem.objects.filter(user=user, paper_id=OuterRef("paper_id"))))
+        .exclude(paper_id__in=trail_papers(user=user))
+        .exclude(paper_id__in=trail_dismissed_papers(user_id=user.pk))
         .select_related("paper")
         .order_by("-score", "pk")[:limit]
     )

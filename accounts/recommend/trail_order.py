@@ -148,7 +148,7 @@ def for_you_page(
         day = older.astimezone(zone).date() if older else None
     more = len(chosen) > size
     chosen = chosen[:size]
-    entries = trail_entries([item_id for *_, item_id in chosen])
+    entries = trail_entries(user=user, item_ids=[item_id for *_, item_id in chosen])
     score_of = {item_id: score for _, score, _, item_id in chosen}
     for entry in entries:
         score = score_of.get(entry.item_id, UNSCORED)

@@ -16,7 +16,8 @@ from accounts.follows.models import Exclusion, Follow
 from accounts.models import User
 from accounts.records.files import ExportItem, bibtex, csljson, ris
 from accounts.records.models import Record, RecordTag, Tag
-from accounts.trail.models import TrailItem
+from accounts.trail.composition import CardFilter, Reader, all_cards
+from accounts.trail.models import TrailState
 from harvest.models import Paper
 
 CITATION_FORMATS = {"bibtex": bibtex.write, "ris": ris.write, "csljson": csljson.write}
@@ -214,30 +215,25 @@ def _follow_rows(user: User) -> list[dict]:
 
 
 def _trail_rows(user: User) -> list[dict]:
-    rows = (
-        TrailItem.objects.filter(user=user)
-        .order_by("-latest_event_at", "-id")
-        .values(
-            "paper__arxiv_id",
-            "kind",
-            "latest_version_number",
-            "latest_event_at",
-            "unread",
-            "read_at",
-            "dismissed",
-            "dismissed_at",
+    cards = all_cards(Reader.of(user.pk), CardFilter(dismissed=True))
+    papers = dict(Paper.objects.filter(pk__in=[card.paper_id for card in cards]).values_list("id", "arxiv_id"))
+    states = {
+        paper_id: (read_at, dismissed_at)
+        for paper_id, read_at, dismissed_at in TrailState.objects.filter(user=user).values_list(
+            "paper_id", "read_at", "dismissed_at"
         )
-    )
+    }
     return [
         {
-            "paper": row["paper__arxiv_id"],
-            "kind": row["kind"],
-            "version": row["latest_version_number"],
-            "event_at": _when(row["latest_event_at"]),
-            "unread": row["unread"],
-            "read_at": _when(row["read_at"]),
-            "dismissed": row["dismissed"],
-            "dismissed_at": _when(row["dismissed_at"]),
+            "paper": papers[card.paper_id],
+            "kind": card.kind,
+            "version": card.version_number,
+            "event_at": _when(card.event_at),
+            "unread": card.unread,
+            "read_at": _when(states.get(card.paper_id, (None, None))[0]),
+            "dismissed": card.dismissed,
+            "dismissed_at": _when(states.get(card.paper_id, (None, None))[1]) if card.dismissed else None,
         }
-        for row in rows.iterator(chunk_size=5000)
+        for card in cards
+        if card.paper_id in papers
     ]

@@ -1,15 +1,27 @@
 from django.contrib import admin
 
 from accounts.follows.admin import ReadMostlyAdmin
-from accounts.trail.models import TrailItem
+from accounts.trail.models import ReaderMatch, TrailState
 
 
-@admin.register(TrailItem)
-class TrailItemAdmin(ReadMostlyAdmin):
-    list_display = ("id", "user", "paper", "latest_version_number", "kind", "unread", "dismissed", "latest_event_at")
+@admin.register(TrailState)
+class TrailStateAdmin(ReadMostlyAdmin):
+    list_display = ("id", "user", "paper", "read_version", "read_at", "dismissed", "excluded")
+    list_filter = ("dismissed", "excluded")
     list_select_related = ("user", "paper")
-    raw_id_fields = ("user", "paper", "latest_version")
-    readonly_fields = ("latest_version_number", "latest_event_at", "kind", "created_at")
+    raw_id_fields = ("user", "paper")
+    readonly_fields = ("read_version", "read_at", "dismissed_at")
+
+    def has_add_permission(self, request) -> bool:
+        return False
+
+
+@admin.register(ReaderMatch)
+class ReaderMatchAdmin(ReadMostlyAdmin):
+    list_display = ("id", "user", "follow", "paper", "version_number", "kind", "event_at")
+    list_select_related = ("user", "follow", "paper")
+    raw_id_fields = ("user", "follow", "paper", "version")
+    readonly_fields = ("version_number", "kind", "event_at", "reason", "created_at")
 
     def has_add_permission(self, request) -> bool:
         return False

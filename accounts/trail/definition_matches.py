@@ -1,8 +1,8 @@
 """A batch of new versions matched once per follow definition: every distinct
 (kind, compiled) of an unmuted follow or an exclusion is evaluated against
 the batch's index and its matches stored as DefinitionMatch rows, whoever
-follows it. Users' cards are made from these rows when their trail is read
-(accounts.trail_delivery), so a harvest's cost grows with the definitions,
+follows it. Each reader's trail is composed from these rows when it is read
+(accounts.trail.composition), so a harvest's cost grows with the definitions,
 not with how many readers follow each (docs/decisions.md, "Matched once per
 definition").
 """
@@ -21,16 +21,18 @@ from django.utils import timezone
 from accounts.follows.definition import FollowDefinition
 from accounts.follows.matching import DayIndex
 from accounts.follows.models import Exclusion, Follow
-from accounts.trail.copy import copy_text
 from accounts.trail.lock import lock_trail
 from accounts.trail.models import DefinitionMatch
 
-# Kept this long: a user away longer gets their follows' back-fill instead
-# (accounts.trail_delivery).
+# Kept this long: the trail shows the matches of the last month.
 RETENTION_DAYS = 30
 _WRITE_BUFFER = 5000
 _SPOOL_BYTES = 32 * 2**20
 _COPY_BLOCK = 2**20
+
+
+def newest_match_id() -> int:
+    return DefinitionMatch.objects.order_by("-id").values_list("id", flat=True).first() or 0
 
 
 def follow_definitions(*, topics: bool = False) -> Iterator[tuple[int, str, Mapping[str, Any]]]:
@@ -70,14 +72,14 @@ def _rows(index: DayIndex, definitions: list[tuple[int, str, Mapping[str, Any]]]
 def record_definition_matches(index: DayIndex, *, topics: bool = False) -> int:
     """Evaluate every follow definition (or, `topics`, every topic's) against
     the batch and store its matches, in one transaction under the trail
-    writers' lock (so matches become visible in id order: a user's
-    `trail_through` never skips one).
+    writers' lock (so a follow that begins meanwhile either is among the
+    definitions or starts after these matches: Follow.matched_after).
     The definitions are read first (the connection cannot read while in
     COPY); the matches are streamed, never held."""
-    now = timezone.now()
     written = 0
     with transaction.atomic():
         lock_trail()
+        now = timezone.now()
         definitions = list(follow_definitions(topics=topics))
         if connection.vendor == "postgresql":
             return _copy(_rows(index, definitions), now)
@@ -117,6 +119,16 @@ def _copy(rows: Iterator[tuple], now) -> int:
             while block := spool.read(_COPY_BLOCK):
                 copy.write(block)
     return written
+
+
+def copy_text(value: Any) -> str:
+    """A value as a field of COPY's text format."""
+    if value is None:
+        return "\\N"
+    text = value if isinstance(value, str) else str(value)
+    if "\\" in text or "\t" in text or "\n" in text or "\r" in text:
+        text = text.replace("\\", "\\\\").replace("\t", "\\t").replace("\n", "\\n").replace("\r", "\\r")
+    return text
 
 
 def prune_definition_matches(*, days: int = RETENTION_DAYS) -> int:

@@ -1,8 +1,9 @@
-"""The trail writers' lock and what a write reports. Every writer of cards
-(a harvest's matches, a follow's back-fill, saved papers' revisions, a
-reader's delivery) takes the lock, so that two writers never decide about
-the same card at once. Readers' marks take no lock: they touch only the read
-and dismissed flags."""
+"""The trail writers' lock and what a write reports. The definitions' matcher
+and every change of what a follow matches (its start, its back-fill) take the
+lock, so that a follow begins either before a batch is matched (the batch
+matches it) or after (its back-fill covers the batch): no version is matched
+twice for it or lost. Readers' marks take no lock: they touch only the
+reader's own states."""
 
 from __future__ import annotations
 
@@ -29,17 +30,9 @@ class TrailWriteResult:
         self.skipped += other.skipped
 
 
-def lock_trail(*, shared: bool = False, wait: bool = True) -> bool:
-    """Take the trail writers' lock (until the transaction ends); `shared` for
-    a writer of one user's cards that holds that user's own lock
-    (accounts.trail.delivery), so that users are written side by side. Not
-    `wait`ing: False when another transaction holds it."""
+def lock_trail() -> None:
+    """Take the trail writers' lock until the transaction ends."""
     if connection.vendor != "postgresql":
-        return True
-    mode = "_shared" if shared else ""
+        return
     with connection.cursor() as cursor:
-        if wait:
-            cursor.execute(f"SELECT pg_advisory_xact_lock{mode}(%s)", [_LOCK_KEY])
-            return True
-        cursor.execute(f"SELECT pg_try_advisory_xact_lock{mode}(%s)", [_LOCK_KEY])
-        return bool(cursor.fetchone()[0])
+        cursor.execute("SELECT pg_advisory_xact_lock(%s)", [_LOCK_KEY])

@@ -1,6 +1,6 @@
 """Matching a harvest's new versions: every follow definition once
-(accounts.trail.definition_matches), and one follow's back-fill straight into
-its user's cards."""
+(accounts.trail.definition_matches), and one follow's back-fill into its
+reader's own matches."""
 
 from __future__ import annotations
 
@@ -16,8 +16,9 @@ from accounts.follows.models import Exclusion, Follow
 from accounts.follows.topics import TopicScorer
 from accounts.follows.window import candidate_papers
 from accounts.trail.definition_matches import record_definition_matches
+from accounts.trail.lock import TrailWriteResult
+from accounts.trail.reader_matches import reader_matches_add
 from accounts.trail.signals import versions_matched
-from accounts.trail.writers import TrailWriteResult, trail_record_hits
 from harvest.models import Version
 
 FOLLOW_PAGE = 5000
@@ -73,7 +74,7 @@ def match_versions(
     recorded for the workers to deliver (`hits` counts those matches); and the
     revisions of saved papers, into the savers' trails. Topic follows are
     matched apart (`topics`), once the batch's papers have their embeddings.
-    These follows (a back-fill): straight into their users' cards."""
+    These follows (a back-fill): into their readers' own matches."""
     index = day_index(version_ids)
     if not index.papers:
         return TrailWriteResult()
@@ -90,7 +91,7 @@ def match_versions(
         return result
     users = set(Follow.objects.filter(id__in=follow_ids).values_list("user_id", flat=True))
     specs = follow_specs(follow_ids=follow_ids)
-    return trail_record_hits(hits=match_follows(index, specs, exclusion_specs(user_ids=users)))
+    return reader_matches_add(hits=match_follows(index, specs, exclusion_specs(user_ids=users)))
 
 
 def follow_backfill(*, follow: Follow, since: datetime) -> TrailWriteResult:

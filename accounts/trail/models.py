@@ -1,118 +1,36 @@
+"""The trail's storage. A reader's trail is composed when it is read
+(accounts.trail.composition) from what is shared and what is theirs alone:
+
+- DefinitionMatch: a follow definition's match of a new version, recorded
+  once however many readers follow that definition;
+- ReaderMatch: a match that is one reader's own (a new or edited follow's
+  back-fill, a saved paper's revision);
+- TrailState and TrailReadMark: what the reader did (read, dismissed), kept
+  only for the cards they touched, and one "read up to here" mark.
+
+No row is written per reader and paper when a harvest arrives, so a day
+costs the definitions' matches, not readers by papers (docs/decisions.md,
+"The trail composed when read")."""
+
 from django.conf import settings
 from django.db import models
 from django.utils import timezone
 from django.utils.translation import gettext_lazy
 
-from accounts.follows.models import Follow
 
+class CardKind(models.TextChoices):
+    """What a card holds: a paper's arrival, or a later version of it."""
 
-class TrailItem(models.Model):
-    """One card of a user's trail: a paper, shown at its latest matched version,
-    with every follow that matched it since the card was last opened
-    (TrailMatch). A read card reopens only for a newer version; a dismissed
-    one stays out until undismissed."""
-
-    class Kind(models.TextChoices):
-        NEW = "new", "new"
-        REVISION = "revision", "revision"
-
-    # Foreign keys without their own index: the unique (user, paper) index
-    # serves the user side; papers and versions are deleted through the ORM
-    # only (as harvest's own link tables), and trail rows go with the user.
-    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+", db_index=False)
-    paper = models.ForeignKey("harvest.Paper", on_delete=models.CASCADE, related_name="+", db_index=False)
-    latest_version = models.ForeignKey(
-        "harvest.Version", on_delete=models.DO_NOTHING, related_name="+", db_index=False, db_constraint=False
-    )
-    latest_version_number = models.PositiveSmallIntegerField()
-    latest_event_at = models.DateTimeField(help_text="when the latest matched version was stored here")
-    kind = models.CharField(
-        max_length=16, choices=Kind.choices, help_text="new: the card holds the paper's arrival; else a revision"
-    )
-    unread = models.BooleanField(default=True)
-    read_at = models.DateTimeField(null=True, blank=True)
-    dismissed = models.BooleanField(default=False)
-    dismissed_at = models.DateTimeField(null=True, blank=True)
-    created_at = models.DateTimeField(default=timezone.now)
-
-    class Meta:
-        verbose_name = gettext_lazy("trail card")
-        verbose_name_plural = gettext_lazy("trail cards")
-        constraints = [models.UniqueConstraint(fields=["user", "paper"], name="trailitem_user_paper_unique")]
-        # Each trail view is one ordered range of one of these; the unread
-        # one is also the total unread count's index-only scan.
-        indexes = [
-            models.Index(
-                fields=["user", "-latest_event_at", "-id"],
-                condition=models.Q(dismissed=False),
-                name="trailitem_user_event_idx",
-            ),
-            models.Index(
-                fields=["user", "-latest_event_at", "-id"],
-                condition=models.Q(unread=True, dismissed=False),
-                name="trailitem_user_unread_idx",
-            ),
-            models.Index(
-                fields=["user", "kind", "-latest_event_at", "-id"],
-                condition=models.Q(dismissed=False),
-                name="trailitem_user_kind_idx",
-            ),
-        ]
-
-    def __str__(self) -> str:
-        return f"{self.user_id}: paper {self.paper_id} v{self.latest_version_number}"
-
-
-class TrailMatch(models.Model):
-    """Why a card is in the trail: one follow's match, at the latest version it
-    matched. `user`, `event_at` (the card's latest_event_at) and `unread` (the
-    card is unread and not dismissed) are copies of the card's, kept in step by
-    accounts.trail, so that a follow's view and its unread count are ranges of
-    an index of this table alone."""
-
-    item = models.ForeignKey(TrailItem, on_delete=models.CASCADE, related_name="matches", db_index=False)
-    follow = models.ForeignKey(Follow, on_delete=models.CASCADE, related_name="+", db_index=False)
-    # A copy of the card's user, with no constraint: a match goes with its
-    # card (item), and a constraint here would make deleting an account check
-    # this unindexed column, a scan of every user's matches.
-    user = models.ForeignKey(
-        settings.AUTH_USER_MODEL, on_delete=models.DO_NOTHING, related_name="+", db_index=False, db_constraint=False
-    )
-    version = models.ForeignKey(
-        "harvest.Version", on_delete=models.DO_NOTHING, related_name="+", db_index=False, db_constraint=False
-    )
-    version_number = models.PositiveSmallIntegerField()
-    kind = models.CharField(max_length=16, choices=TrailItem.Kind.choices)
-    reason = models.JSONField(default=dict)
-    event_at = models.DateTimeField()
-    unread = models.BooleanField(default=True)
-    created_at = models.DateTimeField(default=timezone.now)
-
-    class Meta:
-        verbose_name = gettext_lazy("trail match")
-        verbose_name_plural = gettext_lazy("trail matches")
-        constraints = [models.UniqueConstraint(fields=["item", "follow"], name="trailmatch_item_follow_unique")]
-        indexes = [
-            models.Index(fields=["follow", "-event_at", "-item"], name="trailmatch_follow_event_idx"),
-            models.Index(
-                fields=["follow", "-event_at", "-item"],
-                condition=models.Q(unread=True),
-                name="trailmatch_follow_unread_idx",
-            ),
-            models.Index(fields=["user", "follow"], condition=models.Q(unread=True), name="trailmatch_user_unread_idx"),
-        ]
-
-    def __str__(self) -> str:
-        return f"follow {self.follow_id} on item {self.item_id}"
+    NEW = "new", "new"
+    REVISION = "revision", "revision"
 
 
 class DefinitionMatch(models.Model):
     """One follow definition's match of a new version, recorded once however
-    many users follow that definition (thousands follow cs.LG); each user's
-    cards are made from these when their trail is next read
-    (accounts.trail_delivery). `definition` is accounts.definitions'
-    FollowDefinition.key of the follow's (kind, compiled); `is_primary` is false
-    only for a category's cross-list."""
+    many users follow that definition (thousands follow cs.LG). `definition`
+    is FollowDefinition.key of the follow's (kind, compiled); `is_primary` is
+    false only for a category's cross-list. A follow shows the matches
+    recorded after it began (Follow.matched_after), under its own rules."""
 
     definition = models.BigIntegerField()
     paper = models.ForeignKey(
@@ -122,7 +40,7 @@ class DefinitionMatch(models.Model):
         "harvest.Version", on_delete=models.DO_NOTHING, related_name="+", db_index=False, db_constraint=False
     )
     version_number = models.PositiveSmallIntegerField()
-    kind = models.CharField(max_length=16, choices=TrailItem.Kind.choices)
+    kind = models.CharField(max_length=16, choices=CardKind.choices)
     event_at = models.DateTimeField()
     is_primary = models.BooleanField(default=True)
     reason = models.JSONField(default=dict)
@@ -132,9 +50,92 @@ class DefinitionMatch(models.Model):
         verbose_name = gettext_lazy("follow definition match")
         verbose_name_plural = gettext_lazy("follow definition matches")
         indexes = [
-            models.Index(fields=["definition", "id"], name="definitionmatch_def_idx"),
+            # A reader's trail, newest first: one range per definition they follow.
+            models.Index(fields=["definition", "-event_at"], name="definitionmatch_def_event_idx"),
+            # The other matches of the papers on a page (a card's older versions, exclusions).
+            models.Index(fields=["paper", "definition"], name="definitionmatch_paper_idx"),
             models.Index(fields=["created_at"], name="definitionmatch_created_idx"),
         ]
 
     def __str__(self) -> str:
         return f"definition {self.definition} on paper {self.paper_id}"
+
+
+class ReaderMatch(models.Model):
+    """A match that is one reader's own: what a new or edited follow would
+    have matched before it began (its back-fill), or a new version of a paper
+    in the reader's research record (no follow: the record is the reason)."""
+
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+", db_index=False)
+    follow = models.ForeignKey(
+        "accounts.Follow", on_delete=models.CASCADE, null=True, blank=True, related_name="+", db_index=False
+    )
+    paper = models.ForeignKey(
+        "harvest.Paper", on_delete=models.DO_NOTHING, related_name="+", db_index=False, db_constraint=False
+    )
+    version = models.ForeignKey(
+        "harvest.Version", on_delete=models.DO_NOTHING, related_name="+", db_index=False, db_constraint=False
+    )
+    version_number = models.PositiveSmallIntegerField()
+    kind = models.CharField(max_length=16, choices=CardKind.choices)
+    event_at = models.DateTimeField()
+    reason = models.JSONField(default=dict)
+    created_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        verbose_name = gettext_lazy("reader's own match")
+        verbose_name_plural = gettext_lazy("readers' own matches")
+        indexes = [
+            models.Index(fields=["user", "-event_at"], name="readermatch_user_event_idx"),
+            models.Index(fields=["user", "paper"], name="readermatch_user_paper_idx"),
+            models.Index(fields=["follow"], name="readermatch_follow_idx"),
+            models.Index(fields=["created_at"], name="readermatch_created_idx"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.user_id}: paper {self.paper_id} v{self.version_number}"
+
+
+class TrailState(models.Model):
+    """What a reader did with one paper's card: the newest version they read
+    (0: none), a dismissal ("not interested": out with its revisions until
+    undone; what was matched while it lasted is not taken when undone), or an
+    exclusion made after it arrived. Cards nobody touched have no row."""
+
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+", db_index=False)
+    paper = models.ForeignKey(
+        "harvest.Paper", on_delete=models.DO_NOTHING, related_name="+", db_index=False, db_constraint=False
+    )
+    read_version = models.PositiveSmallIntegerField(default=0)
+    read_at = models.DateTimeField(null=True, blank=True)
+    dismissed = models.BooleanField(default=False)
+    dismissed_at = models.DateTimeField(null=True, blank=True)
+    undismissed_at = models.DateTimeField(null=True, blank=True, help_text="when the last dismissal was undone")
+    excluded = models.BooleanField(default=False, help_text="taken out by an exclusion made after it arrived")
+
+    class Meta:
+        verbose_name = gettext_lazy("trail card state")
+        verbose_name_plural = gettext_lazy("trail card states")
+        constraints = [models.UniqueConstraint(fields=["user", "paper"], name="trailstate_user_paper_unique")]
+        indexes = [models.Index(fields=["user"], condition=models.Q(dismissed=True), name="trailstate_dismissed_idx")]
+
+    def __str__(self) -> str:
+        return f"{self.user_id}: paper {self.paper_id}"
+
+
+class TrailReadMark(models.Model):
+    """The reader's "read up to here": every card whose place in the trail
+    (event time, then paper) is at or before (`up_to`, `up_to_paper`), as the
+    card stood at `marked_at`, is read; a version that came later reopens it."""
+
+    user = models.OneToOneField(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, primary_key=True, related_name="+")
+    up_to = models.DateTimeField()
+    up_to_paper = models.BigIntegerField()
+    marked_at = models.DateTimeField()
+
+    class Meta:
+        verbose_name = gettext_lazy("trail read mark")
+        verbose_name_plural = gettext_lazy("trail read marks")
+
+    def __str__(self) -> str:
+        return f"{self.user_id}: up to {self.up_to:%Y-%m-%d %H:%M}"

@@ -1,11 +1,10 @@
 """The trail's reactions to other apps' and domains' signals (connected in
 AccountsConfig.ready): a harvest's new versions are matched in a task; a
-sign-in brings the reader's trail up to date; a change of a user's follows
-changes their cards in the same transaction."""
+change of what a follow matches starts it anew with a back-fill, in the same
+transaction."""
 
 from __future__ import annotations
 
-from django.contrib.auth.signals import user_logged_in
 from django.db import transaction
 from django.dispatch import receiver
 
@@ -14,11 +13,12 @@ from accounts.follows.facts import is_fulltext, papers_facts
 from accounts.follows.matching import DayIndex, ExclusionSpec
 from accounts.follows.models import Follow
 from accounts.trail import tasks
-from accounts.trail.delivery import trail_catch_up
+from accounts.trail.composition import CardFilter, Reader, all_cards, forget_readers
+from accounts.trail.definition_matches import newest_match_id
 from accounts.trail.lock import lock_trail
 from accounts.trail.matching import follow_backfill
-from accounts.trail.models import TrailItem
-from accounts.trail.writers import drop_follow_matches
+from accounts.trail.models import TrailState
+from accounts.trail.reader_matches import reader_matches_drop
 from harvest.signals import versions_created, versions_embedded
 
 
@@ -40,58 +40,45 @@ def on_versions_embedded(sender, *, version_ids, **kwargs) -> None:
         transaction.on_commit(lambda: tasks.match_topic_versions.delay(ids))
 
 
-@receiver(user_logged_in, dispatch_uid="trail.user_logged_in")
-def on_user_logged_in(sender, *, user, **kwargs) -> None:
-    """A reader back after longer than PAPERTRAIL_TRAIL_ACTIVE_DAYS was left
-    out of the workers' deliveries: signing in (a write) brings their trail
-    up to date before their first page."""
-    trail_catch_up(user=user, wait=True)
-
-
 @receiver(follow_signals.follows_changing, dispatch_uid="trail.follows_changing")
 def on_follows_changing(sender, *, user, **kwargs) -> None:
-    """The matches recorded so far become cards under the follows as they
-    still are, never under the new ones. The writers' lock is taken alone
-    first: the change's back-fill writes the trail too."""
+    """A follow's start and back-fill are decided under the writers' lock,
+    never halfway through a batch's matching."""
     lock_trail()
-    trail_catch_up(user=user, wait=True)
+    forget_readers()
 
 
 @receiver(follow_signals.follow_matching_changed, dispatch_uid="trail.follow_matching_changed")
 def on_follow_matching_changed(sender, *, follow, created, since, **kwargs) -> None:
-    """An edited follow's reasons on unread cards are replaced by a fresh
-    back-fill; a new follow's back-fill brings the window's papers at once."""
+    """A new or edited follow shows the definition matches recorded from now
+    on, and its back-fill what it would have matched since `since` (an edited
+    follow's earlier back-fill goes)."""
+    forget_readers()
     if not created:
-        drop_follow_matches(follow_id=follow.pk, only_unread=True)
+        reader_matches_drop(follow_id=follow.pk)
+    follow.matched_after = newest_match_id()
+    Follow.objects.filter(pk=follow.pk).update(matched_after=follow.matched_after)
     follow_backfill(follow=follow, since=since)
-
-
-@receiver(follow_signals.follow_deleting, dispatch_uid="trail.follow_deleting")
-def on_follow_deleting(sender, *, follow, **kwargs) -> None:
-    """The cards only this follow had brought go (dismissals are kept)."""
-    drop_follow_matches(follow_id=follow.pk, only_unread=False)
 
 
 @receiver(follow_signals.author_variant_rejected, dispatch_uid="trail.author_variant_rejected")
 def on_author_variant_rejected(sender, *, follow, paper_id, **kwargs) -> None:
-    """The follow's reason leaves the paper's card (and a card left without
-    reasons leaves the trail)."""
-    drop_follow_matches(follow_id=follow.pk, only_unread=False, paper_id=paper_id)
+    """The follow's back-filled match of the paper goes (its rules take the
+    definition's matches out; a card left without reasons leaves the trail)."""
+    forget_readers()
+    reader_matches_drop(follow_id=follow.pk, paper_id=paper_id)
 
 
 @receiver(follow_signals.exclusion_created, dispatch_uid="trail.exclusion_created")
 def on_exclusion_created(sender, *, user, exclusion, **kwargs) -> None:
-    """The unread cards a new exclusion covers leave the trail."""
-    items = TrailItem.objects.filter(user=user, unread=True, dismissed=False)
-    latest = {
-        paper_id: (vid, number, at)
-        for paper_id, vid, number, at in items.values_list(
-            "paper_id", "latest_version_id", "latest_version_number", "latest_event_at"
-        )
-    }
-    if not latest:
+    """The unread cards a new exclusion covers leave the trail (the matches
+    recorded from now on are excluded as they come)."""
+    forget_readers()
+    cards = {card.paper_id: card for card in all_cards(Reader.of(user.pk), CardFilter(unread_only=True))}
+    if not cards:
         return
+    latest = {card.paper_id: (card.version_id, card.version_number, card.event_at) for card in cards.values()}
     index = DayIndex(papers_facts(latest, set()), fulltext=is_fulltext())
     excluded = [index.papers[i].paper_id for i in index.excluded([ExclusionSpec(exclusion.kind, exclusion.compiled)])]
-    if excluded:
-        items.filter(paper_id__in=excluded).delete()
+    for paper_id in excluded:
+        TrailState.objects.update_or_create(user=user, paper_id=paper_id, defaults={"excluded": True})

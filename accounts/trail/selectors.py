@@ -1,18 +1,31 @@
-"""Reads of the trail: its pages and unread counts. They only read: the cards
-are made by the workers after each matching task and by the reader's own
-writes (accounts.trail.delivery)."""
+"""Reads of the trail: its pages, unread counts and cards, composed from the
+matches and the reader's marks (accounts.trail.composition). A card's id is
+its paper's: one card per paper and reader."""
 
 from __future__ import annotations
 
 import base64
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any
 
-from django.db.models import Count, Q, QuerySet
+from django.db.models import Exists, OuterRef, Q, QuerySet
 
+from accounts.follows.definition import FollowDefinition
+from accounts.follows.models import Follow
 from accounts.models import User
-from accounts.trail.models import TrailItem, TrailMatch
+from accounts.trail.composition import (
+    LAST_PAPER,
+    Card,
+    CardFilter,
+    Reader,
+    all_cards,
+    cards_page,
+    compose_papers,
+    follow_reason_rows,
+    window_cards,
+)
+from accounts.trail.models import DefinitionMatch, ReaderMatch, TrailState
 from harvest.models import Paper, Version
 
 MAX_PAGE = 100
@@ -83,33 +96,8 @@ def decode_cursor(cursor: str) -> tuple[datetime, int]:
         raise InvalidCursor("not a trail cursor") from error
 
 
-def _after(rows: QuerySet, at_field: str, id_field: str, cursor: str | None) -> QuerySet:
-    """Keyset: rows strictly after the cursor in (time, id) descending order.
-    The `<=` on time alone bounds the index range; the rest is a filter."""
-    if not cursor:
-        return rows
-    at, item_id = decode_cursor(cursor)
-    return rows.filter(**{f"{at_field}__lte": at}).filter(
-        Q(**{f"{at_field}__lt": at}) | Q(**{f"{id_field}__lt": item_id})
-    )
-
-
-def _cards(*, user: User, follow_id: int | None, kind: str | None, unread_only: bool) -> tuple[QuerySet, str, str]:
-    """The user's cards under the trail's filters, as rows of TrailMatch (one
-    follow's view, a range of its index) or TrailItem, with the names of
-    their event time and card id fields."""
-    if follow_id is not None:
-        rows = TrailMatch.objects.filter(follow_id=follow_id, user=user)
-        rows = rows.filter(unread=True) if unread_only else rows.filter(item__dismissed=False)
-        if kind:
-            rows = rows.filter(item__kind=kind)
-        return rows, "event_at", "item_id"
-    rows = TrailItem.objects.filter(user=user, dismissed=False)
-    if unread_only:
-        rows = rows.filter(unread=True)
-    if kind:
-        rows = rows.filter(kind=kind)
-    return rows, "latest_event_at", "id"
+def _filter(follow_id: int | None, kind: str | None, unread_only: bool) -> CardFilter:
+    return CardFilter(follow_id=follow_id, kind=kind or None, unread_only=unread_only)
 
 
 def trail_card_times(
@@ -123,10 +111,8 @@ def trail_card_times(
 ) -> list[tuple[int, int, datetime]]:
     """(card id, paper id, event time) of the cards whose event falls in
     [since, before), newest first: one day of the trail, for a ranking."""
-    rows, at_field, id_field = _cards(user=user, follow_id=follow_id, kind=kind, unread_only=unread_only)
-    paper_field = "item__paper_id" if follow_id is not None else "paper_id"
-    rows = rows.filter(**{f"{at_field}__gte": since, f"{at_field}__lt": before})
-    return list(rows.order_by(f"-{at_field}", f"-{id_field}").values_list(id_field, paper_field, at_field))
+    cards = window_cards(Reader.of(user.pk), since, before, _filter(follow_id, kind, unread_only))
+    return [(card.paper_id, card.paper_id, card.event_at) for card in cards]
 
 
 def trail_newest_time(
@@ -138,16 +124,16 @@ def trail_newest_time(
     before: datetime | None = None,
 ) -> datetime | None:
     """The newest card's event time (before `before`), under the filters."""
-    rows, at_field, id_field = _cards(user=user, follow_id=follow_id, kind=kind, unread_only=unread_only)
-    if before is not None:
-        rows = rows.filter(**{f"{at_field}__lt": before})
-    return rows.order_by(f"-{at_field}", f"-{id_field}").values_list(at_field, flat=True).first()
+    place = (before - timedelta(microseconds=1), LAST_PAPER) if before is not None else None
+    cards = cards_page(Reader.of(user.pk), _filter(follow_id, kind, unread_only), before=place, size=1)
+    return cards[0].event_at if cards else None
 
 
-def trail_entries(item_ids: list[int]) -> list[TrailEntry]:
+def trail_entries(*, user: User, item_ids: list[int]) -> list[TrailEntry]:
     """The entries of these cards, in this order."""
-    cards = TrailItem.objects.in_bulk(item_ids)
-    return _entries([cards[item_id] for item_id in item_ids if item_id in cards])
+    reader = Reader.of(user.pk)
+    cards = compose_papers(reader, item_ids)
+    return _entries(reader, [cards[item_id] for item_id in item_ids if item_id in cards])
 
 
 def trail_page(
@@ -160,58 +146,58 @@ def trail_page(
     size: int = 20,
 ) -> TrailPage:
     """One page of the trail, newest event first (keyset on the card's event
-    time and id, so a page is stable while events arrive: a card that gets a
-    new event moves to the top instead of shifting the pages after it)."""
+    time and paper, so a page is stable while events arrive: a card that gets
+    a new event moves to the top instead of shifting the pages after it)."""
     size = max(1, min(size, MAX_PAGE))
-    rows, at_field, id_field = _cards(user=user, follow_id=follow_id, kind=kind, unread_only=unread_only)
-    rows = _after(rows, at_field, id_field, cursor).order_by(f"-{at_field}", f"-{id_field}")
-    if follow_id is not None:
-        item_ids = list(rows.values_list("item_id", flat=True)[: size + 1])
-        cards = TrailItem.objects.in_bulk(item_ids)
-        items = [cards[item_id] for item_id in item_ids if item_id in cards]
-    else:
-        items = list(rows[: size + 1])
-    more = len(items) > size
-    items = items[:size]
+    before = decode_cursor(cursor) if cursor else None
+    reader = Reader.of(user.pk)
+    cards = cards_page(reader, _filter(follow_id, kind, unread_only), before=before, size=size + 1)
+    more = len(cards) > size
+    cards = cards[:size]
     return TrailPage(
-        entries=_entries(items),
-        next_cursor=encode_cursor(items[-1].latest_event_at, items[-1].pk) if more and items else None,
+        entries=_entries(reader, cards),
+        next_cursor=encode_cursor(cards[-1].event_at, cards[-1].paper_id) if more and cards else None,
     )
 
 
-def _entries(items: list[TrailItem]) -> list[TrailEntry]:
-    if not items:
+def _entries(reader: Reader, cards: list[Card]) -> list[TrailEntry]:
+    if not cards:
         return []
-    papers = Paper.objects.in_bulk([item.paper_id for item in items])
-    versions = Version.objects.in_bulk([item.latest_version_id for item in items])
-    reasons: dict[int, list[MatchReason]] = {item.pk: [] for item in items}
-    for match in (
-        TrailMatch.objects.filter(item_id__in=list(reasons)).select_related("follow").order_by("item_id", "follow_id")
-    ):
-        reasons[match.item_id].append(
-            MatchReason(
-                follow_id=match.follow_id,
-                follow_name=match.follow.name,
-                follow_kind=match.follow.kind,
-                kind=match.kind,
-                version_number=match.version_number,
-                reason=match.reason,
+    papers = Paper.objects.in_bulk([card.paper_id for card in cards])
+    versions = Version.objects.in_bulk([card.version_id for card in cards])
+    reasons = follow_reason_rows(cards)
+    entries = []
+    for card in cards:
+        if card.paper_id not in papers:
+            continue
+        matches = []
+        for match in card.reasons:
+            follow = reader.follow(match.follow_id) if match.follow_id is not None else None
+            if follow is None:
+                continue
+            matches.append(
+                MatchReason(
+                    follow_id=follow.id,
+                    follow_name=follow.name,
+                    follow_kind=follow.kind,
+                    kind=match.kind,
+                    version_number=match.number,
+                    reason=reasons.get((match.source, match.source_id), {}),
+                )
+            )
+        entries.append(
+            TrailEntry(
+                item_id=card.paper_id,
+                paper=papers[card.paper_id],
+                version=versions.get(card.version_id),
+                kind=card.kind,
+                unread=card.unread,
+                event_at=card.event_at,
+                matches=matches,
+                dismissed=card.dismissed,
             )
         )
-    return [
-        TrailEntry(
-            item_id=item.pk,
-            paper=papers[item.paper_id],
-            version=versions.get(item.latest_version_id),
-            kind=item.kind,
-            unread=item.unread,
-            event_at=item.latest_event_at,
-            matches=reasons[item.pk],
-            dismissed=item.dismissed,
-        )
-        for item in items
-        if item.paper_id in papers
-    ]
+    return entries
 
 
 @dataclass
@@ -220,30 +206,65 @@ class UnreadCounts:
     by_follow: dict[int, int]
 
 
-def trail_unread_total(*, user: User) -> int:
-    """Unread cards in all: one index-only count (the navigation's number)."""
-    return TrailItem.objects.filter(user=user, unread=True, dismissed=False).count()
-
-
 def trail_unread_counts(*, user: User) -> UnreadCounts:
-    """Unread cards, in all and per follow: two index-only counts."""
-    total = trail_unread_total(user=user)
-    by_follow = dict(
-        TrailMatch.objects.filter(user=user, unread=True)
-        .values("follow_id")
-        .annotate(n=Count("id"))
-        .values_list("follow_id", "n")
-        .order_by()
-    )
-    return UnreadCounts(total=total, by_follow=by_follow)
+    """Unread cards, in all and per follow that brought them."""
+    by_follow: dict[int, int] = {}
+    cards = all_cards(Reader.of(user.pk), CardFilter(unread_only=True))
+    for card in cards:
+        for follow_id in card.follow_ids:
+            by_follow[follow_id] = by_follow.get(follow_id, 0) + 1
+    return UnreadCounts(total=len(cards), by_follow=by_follow)
 
 
-def trail_item_get(*, user: User, item_id: int) -> TrailItem | None:
-    """The user's trail card of this id (with its paper); None for another user's."""
-    return TrailItem.objects.filter(user=user, pk=item_id).select_related("paper").first()
+def trail_unread_total(*, user: User) -> int:
+    """Unread cards in all (the navigation's number)."""
+    return trail_unread_counts(user=user).total
 
 
-def trail_papers(*, user: User) -> QuerySet[TrailItem]:
-    """The ids of the papers of the user's trail cards, dismissed ones left out, as a subquery
-    ("ask within my follows")."""
-    return TrailItem.objects.filter(user=user, dismissed=False).values("paper_id")
+def trail_item_get(*, user: User, item_id: int) -> TrailEntry | None:
+    """The user's trail card of this id (its paper's), dismissed or not; None
+    when the paper is not in the user's trail."""
+    reader = Reader.of(user.pk)
+    card = compose_papers(reader, [item_id]).get(item_id)
+    entries = _entries(reader, [card]) if card is not None else []
+    return entries[0] if entries else None
+
+
+def trail_papers(*, user: User) -> QuerySet[Paper]:
+    """The ids of the papers the user's follows brought and their own matches,
+    dismissed ones left out, as a subquery ("ask within my follows"; the
+    follows' rules are not applied: a wider scope, never a narrower one)."""
+    reader = Reader.of(user.pk)
+    dismissed = TrailState.objects.filter(user_id=user.pk, paper_id=OuterRef("pk"), dismissed=True)
+    brought = Q(Exists(ReaderMatch.objects.filter(user_id=user.pk, paper_id=OuterRef("pk"))))
+    if reader.follows:
+        brought |= Q(
+            Exists(DefinitionMatch.objects.filter(definition__in=list(reader.follows), paper_id=OuterRef("pk")))
+        )
+    return Paper.objects.filter(brought).exclude(Exists(dismissed)).values("pk")
+
+
+def trail_dismissed_papers(*, user_id: int) -> QuerySet[TrailState]:
+    """The papers the reader dismissed (the recommender's negatives), as paper ids."""
+    return TrailState.objects.filter(user_id=user_id, dismissed=True).values_list("paper_id", flat=True)
+
+
+def trail_papers_among(*, user_ids: list[int], paper_ids: list[int]) -> dict[int, set[int]]:
+    """Per user, the papers among these that their follows or own matches
+    brought, dismissed or not (the recommendations' "outside the follows";
+    the follows' rules are not applied: a paper any of their definitions
+    matched is theirs). A few queries for any number of users."""
+    found: dict[int, set[int]] = {user_id: set() for user_id in user_ids}
+    if not user_ids or not paper_ids:
+        return found
+    by_key: dict[int, set[int]] = {}
+    for key, paper_id in DefinitionMatch.objects.filter(paper_id__in=paper_ids).values_list("definition", "paper_id"):
+        by_key.setdefault(key, set()).add(paper_id)
+    follows = Follow.objects.filter(user_id__in=user_ids, muted=False).values_list("user_id", "kind", "compiled")
+    for user_id, kind, compiled in follows.iterator(chunk_size=5000):
+        found[user_id] |= by_key.get(FollowDefinition.stored(kind, compiled).key, set())
+    for model in (ReaderMatch, TrailState):
+        rows = model.objects.filter(user_id__in=user_ids, paper_id__in=paper_ids).values_list("user_id", "paper_id")
+        for user_id, paper_id in rows:
+            found[user_id].add(paper_id)
+    return found

@@ -1,6 +1,7 @@
-"""The reader's writes to the trail: marks (read, dismissed). Each first makes
-the cards of every match recorded so far (accounts.trail.delivery), so that a
-mark covers what the reader could have seen."""
+"""The reader's writes to the trail: marks (read, dismissed). A mark is kept
+per card only for the cards the reader touched (TrailState); "read up to
+here" and "all read" are one mark per reader (TrailReadMark), whatever the
+number of cards it covers."""
 
 from __future__ import annotations
 
@@ -8,21 +9,34 @@ from collections.abc import Iterable
 from datetime import datetime
 
 from django.db import transaction
-from django.db.models import Q
 from django.utils import timezone
 
 from accounts.models import User
-from accounts.trail.delivery import trail_catch_up
-from accounts.trail.models import TrailItem, TrailMatch
+from accounts.trail.composition import LAST_PAPER, Card, CardFilter, Reader, all_cards, compose_papers, forget_readers
+from accounts.trail.models import TrailReadMark, TrailState
 from accounts.trail.signals import cards_dismissed
-from accounts.trail.writers import sync_matches
 
 
-def _catch_up(user: User) -> None:
-    """A mark applies to the cards of every match recorded so far, made first:
-    a paper opened from the library right after a harvest is read, not a new
-    unread card on the next page."""
-    trail_catch_up(user=user)
+def _read_states(user: User, cards: list[Card], now: datetime) -> None:
+    """These cards read at the version they show."""
+    if not cards:
+        return
+    states = {
+        state.paper_id: state
+        for state in TrailState.objects.select_for_update().filter(
+            user=user, paper_id__in=[card.paper_id for card in cards]
+        )
+    }
+    new, changed = [], []
+    for card in cards:
+        state = states.get(card.paper_id)
+        if state is None:
+            new.append(TrailState(user=user, paper_id=card.paper_id, read_version=card.version_number, read_at=now))
+        elif state.read_version < card.version_number:
+            state.read_version, state.read_at = card.version_number, now
+            changed.append(state)
+    TrailState.objects.bulk_create(new, batch_size=1000)
+    TrailState.objects.bulk_update(changed, ["read_version", "read_at"], batch_size=1000)
 
 
 @transaction.atomic
@@ -38,50 +52,57 @@ def trail_mark_read(
     is that card's place in the trail's order (time, then id): cards of the
     same harvest share a time, and "up to here" means this card and those
     listed after it. Returns how many were unread."""
-    _catch_up(user)
-    items = TrailItem.objects.filter(user=user, unread=True)
+    # One reader's marks one at a time: a mark reads the cards it covers first.
+    User.objects.select_for_update().filter(pk=user.pk).first()
+    now = timezone.now()
+    reader = Reader.of(user.pk)
     if item_ids is not None:
-        items = items.filter(id__in=list(item_ids))
-    if up_to is not None and up_to_item is not None:
-        items = items.filter(Q(latest_event_at__lt=up_to) | Q(latest_event_at=up_to, id__lte=up_to_item))
-    elif up_to is not None:
-        items = items.filter(latest_event_at__lte=up_to)
-    ids = list(items.values_list("id", flat=True))
-    if not ids:
-        return 0
-    TrailMatch.objects.filter(item_id__in=ids, unread=True).update(unread=False)
-    return TrailItem.objects.filter(id__in=ids).update(unread=False, read_at=timezone.now())
+        cards = [card for card in compose_papers(reader, item_ids).values() if card.unread]
+        _read_states(user, cards, now)
+        return len(cards)
+    bound = (up_to or now, up_to_item if up_to is not None and up_to_item is not None else LAST_PAPER)
+    covered = [card for card in all_cards(reader, CardFilter(unread_only=True)) if card.place <= bound]
+    mark = reader.mark
+    if mark is None or bound >= (mark.up_to, mark.up_to_paper):
+        # The new mark covers everything the old one did.
+        TrailReadMark.objects.update_or_create(
+            user=user, defaults={"up_to": bound[0], "up_to_paper": bound[1], "marked_at": now}
+        )
+        forget_readers()
+    else:
+        # An earlier bound than the mark's: the cards it reads are read one by one.
+        _read_states(user, covered, now)
+    return len(covered)
 
 
 def trail_mark_read_papers(*, user: User, paper_ids: Iterable[int]) -> int:
     """Mark the user's unread cards of these papers read (the paper was opened)."""
-    _catch_up(user)
-    cards = TrailItem.objects.filter(user=user, paper_id__in=list(paper_ids), unread=True)
-    ids = list(cards.values_list("id", flat=True))
-    return trail_mark_read(user=user, item_ids=ids) if ids else 0
+    return trail_mark_read(user=user, item_ids=list(paper_ids))
 
 
 def _dismissals_changed(user_id: int) -> None:
     """Dismissed cards are the recommender's explicit negatives (it listens)."""
-    cards_dismissed.send(sender=TrailItem, user_id=user_id)
+    cards_dismissed.send(sender=TrailState, user_id=user_id)
 
 
 @transaction.atomic
 def trail_dismiss(*, user: User, item_id: int) -> bool:
     """ "Not interested": the card leaves the trail and takes no new event."""
-    done = TrailItem.objects.filter(user=user, pk=item_id, dismissed=False).update(
-        dismissed=True, dismissed_at=timezone.now()
-    )
-    if done:
-        TrailMatch.objects.filter(item_id=item_id).update(unread=False)
-        _dismissals_changed(user.pk)
-    return bool(done)
+    card = compose_papers(Reader.of(user.pk), [item_id]).get(item_id)
+    if card is None or card.dismissed:
+        return False
+    state, _ = TrailState.objects.select_for_update().get_or_create(user=user, paper_id=item_id)
+    state.dismissed, state.dismissed_at, state.undismissed_at = True, timezone.now(), None
+    state.save(update_fields=["dismissed", "dismissed_at", "undismissed_at"])
+    _dismissals_changed(user.pk)
+    return True
 
 
 @transaction.atomic
 def trail_undismiss(*, user: User, item_id: int) -> bool:
-    done = TrailItem.objects.filter(user=user, pk=item_id, dismissed=True).update(dismissed=False, dismissed_at=None)
+    done = TrailState.objects.filter(user=user, paper_id=item_id, dismissed=True).update(
+        dismissed=False, undismissed_at=timezone.now()
+    )
     if done:
-        sync_matches(item_ids=[item_id])
         _dismissals_changed(user.pk)
     return bool(done)

@@ -63,7 +63,7 @@ SPECTACULAR_SETTINGS = {
         "portal.api.schema.document_responses",
     ],
     # One name per choice set shared by several components (accounts' Follow.Kind,
-    # TrailItem.Kind, Follow.Delivery, repeated here because settings import no models).
+    # CardKind, Follow.Delivery, repeated here because settings import no models).
     "ENUM_NAME_OVERRIDES": {
         "FollowKindEnum": ["category", "author", "query", "filters", "topic"],
         "TrailKindEnum": ["new", "revision"],

@@ -70,6 +70,8 @@ MIDDLEWARE = [
     # After authentication: the signed-in user's language and time zone.
     "papertrail.middleware.UserPreferencesMiddleware",
     "allauth.account.middleware.AccountMiddleware",
+    # A trail page and its navigation's count read the reader's follows once.
+    "portal.middleware.TrailReadersMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
 ]

@@ -20,8 +20,8 @@ from accounts.follows.models import Follow
 from accounts.models import User
 from accounts.recommend.selectors import ratings_for_papers
 from accounts.recommend.trail_order import decode_rank_cursor, for_you_page, ranking_seed
-from accounts.trail.models import TrailItem
-from accounts.trail.selectors import InvalidCursor, decode_cursor, trail_page, trail_unread_counts
+from accounts.trail.models import CardKind
+from accounts.trail.selectors import InvalidCursor, decode_cursor, trail_item_get, trail_page, trail_unread_counts
 from accounts.trail.services import trail_dismiss, trail_mark_read, trail_undismiss
 from portal.api.errors import NotFoundParameter, ParameterError
 from portal.api.me import MAX_ID, OWN_NOT_FOUND, bool_param
@@ -41,9 +41,7 @@ ITEM_ID_PARAMETER = OpenApiParameter(
 
 TRAIL_PARAMETERS = [
     OpenApiParameter("follow", OpenApiTypes.INT, description="Only the cards one of your follows matched (its id)."),
-    OpenApiParameter(
-        "kind", OpenApiTypes.STR, enum=TrailItem.Kind.values, description="Only new papers or only revisions."
-    ),
+    OpenApiParameter("kind", OpenApiTypes.STR, enum=CardKind.values, description="Only new papers or only revisions."),
     OpenApiParameter("unread", OpenApiTypes.BOOL, description="1: only unread cards (default: every card)."),
     OpenApiParameter(
         "order",
@@ -111,7 +109,7 @@ class TrailView(APIView):
                 raise ParameterError({"follow": [_("You have no follow with this id.")]})
             follow_id = int(raw)
         kind = params.get("kind", "") or None
-        if kind is not None and kind not in TrailItem.Kind.values:
+        if kind is not None and kind not in CardKind.values:
             raise ParameterError({"kind": [_("Use new or revision.")]})
         order = params.get("order", "") or request.user.trail_order
         if order not in User.TrailOrder.values:
@@ -182,7 +180,7 @@ class _DismissView(APIView):
     dismiss = True
 
     def post(self, request: Request, item_id: int) -> Response:
-        if item_id > MAX_ID or not TrailItem.objects.filter(user=request.user, pk=item_id).exists():
+        if item_id > MAX_ID or trail_item_get(user=request.user, item_id=item_id) is None:
             raise NotFoundParameter({"item_id": [_("You have no trail card with this id.")]})
         (trail_dismiss if self.dismiss else trail_undismiss)(user=request.user, item_id=item_id)
         data = {"id": item_id, "dismissed": self.dismiss, "unread": trail_unread_counts(user=request.user).total}

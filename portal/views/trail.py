@@ -22,7 +22,7 @@ from accounts.models import User
 from accounts.recommend.trail_order import for_you_page, ranking_seed
 from accounts.records.selectors import saved_count
 from accounts.services import user_set_trail_order
-from accounts.trail.models import TrailItem
+from accounts.trail.models import CardKind
 from accounts.trail.selectors import (
     InvalidCursor,
     TrailEntry,
@@ -35,7 +35,7 @@ from accounts.trail.services import trail_dismiss, trail_mark_read, trail_undism
 from portal.selectors import attach_ratings, attach_records, paper_cards
 
 TRAIL_PAGE = 20
-KINDS = tuple(TrailItem.Kind.values)
+KINDS = tuple(CardKind.values)
 ORDERS = tuple(User.TrailOrder.values)
 
 
@@ -127,7 +127,7 @@ def trail_order(request: HttpRequest) -> HttpResponse:
     return redirect("portal:trail")
 
 
-def _own_item(request: HttpRequest, item_id: int) -> TrailItem:
+def _own_item(request: HttpRequest, item_id: int) -> TrailEntry:
     item = trail_item_get(user=request.user, item_id=item_id)
     if item is None:
         raise Http404(_("No such trail item."))
@@ -148,16 +148,16 @@ def trail_open(request: HttpRequest, item_id: int) -> HttpResponse:
     """Opening a paper from the trail reads its card. A GET, so that the link
     also works opened in a new tab; marking read again changes nothing."""
     item = _own_item(request, item_id)
-    trail_mark_read(user=request.user, item_ids=[item.pk])
+    trail_mark_read(user=request.user, item_ids=[item.item_id])
     url = reverse("portal:paper_detail", args=[item.paper.arxiv_id])
-    return redirect(f"{url}#v{item.latest_version_number}")
+    return redirect(f"{url}#v{item.version.number if item.version else 1}")
 
 
 @login_required
 @require_POST
 def trail_read(request: HttpRequest, item_id: int) -> HttpResponse:
     item = _own_item(request, item_id)
-    trail_mark_read(user=request.user, item_ids=[item.pk])
+    trail_mark_read(user=request.user, item_ids=[item.item_id])
     return _back(request)
 
 
@@ -187,15 +187,15 @@ def trail_read_up_to(request: HttpRequest) -> HttpResponse:
 @require_POST
 def trail_not_interested(request: HttpRequest, item_id: int) -> HttpResponse:
     item = _own_item(request, item_id)
-    trail_dismiss(user=request.user, item_id=item.pk)
-    return redirect(f"{reverse('portal:trail')}?undo={item.pk}")
+    trail_dismiss(user=request.user, item_id=item.item_id)
+    return redirect(f"{reverse('portal:trail')}?undo={item.item_id}")
 
 
 @login_required
 @require_POST
 def trail_undo(request: HttpRequest, item_id: int) -> HttpResponse:
     item = _own_item(request, item_id)
-    trail_undismiss(user=request.user, item_id=item.pk)
+    trail_undismiss(user=request.user, item_id=item.item_id)
     return _back(request)
 
 
@@ -203,7 +203,7 @@ def trail_undo(request: HttpRequest, item_id: int) -> HttpResponse:
 @require_POST
 def trail_not_this_person(request: HttpRequest, item_id: int, follow_id: int) -> HttpResponse:
     item = _own_item(request, item_id)
-    if not author_variant_reject(user=request.user, follow_id=follow_id, paper_id=item.paper_id):
+    if not author_variant_reject(user=request.user, follow_id=follow_id, paper_id=item.paper.pk):
         raise Http404(_("No such author follow."))
     messages.success(request, _("This author follow will no longer match this paper."))
     return _back(request)

@@ -10,9 +10,10 @@ import pytest
 from django.utils import timezone
 
 from accounts.models import User
-from accounts.trail.delivery import trail_catch_up_users
+from accounts.trail.composition import Card, CardFilter, Reader, all_cards, compose_papers
 from accounts.trail.lock import TrailWriteResult
 from accounts.trail.matching import match_versions
+from harvest.models import Paper
 from harvest.records import PaperRecord
 from harvest.search_index import index_pending_papers
 from harvest.services import paper_upsert_many
@@ -32,12 +33,7 @@ def harvest(*records: PaperRecord, at: datetime | None = None, index: bool = Tru
     result = paper_upsert_many(records=list(records), now=at or ago(minutes=5))
     if index:
         index_pending_papers()
-    matched = match_versions(version_ids=result.created_version_ids)
-    # What a read of each trail does first: the definitions' matches into cards.
-    delivered = trail_catch_up_users()
-    delivered.add(matched)  # the saved papers' cards
-    delivered.hits -= matched.hits  # hits: the readers', not the definitions' matches
-    return delivered
+    return match_versions(version_ids=result.created_version_ids)
 
 
 @pytest.fixture
@@ -48,3 +44,14 @@ def user(db) -> User:
 @pytest.fixture
 def other_user(db) -> User:
     return User.objects.create_user(username="other", password="x")
+
+
+def cards(user: User, *, dismissed: bool = True) -> list[Card]:
+    """The user's trail cards as the trail composes them (dismissed ones too), newest first."""
+    return all_cards(Reader.of(user.pk), CardFilter(dismissed=dismissed))
+
+
+def card_of(user: User, arxiv_id: str) -> Card | None:
+    """The user's card of this paper, or None."""
+    paper = Paper.objects.get(arxiv_id=arxiv_id)
+    return compose_papers(Reader.of(user.pk), [paper.pk]).get(paper.pk)

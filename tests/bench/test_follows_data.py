@@ -13,8 +13,9 @@ from django.utils import timezone
 from accounts.follows.models import Exclusion, Follow
 from accounts.follows.services import follow_create
 from accounts.models import User
-from accounts.trail.delivery import trail_catch_up
-from accounts.trail.models import TrailItem
+from accounts.trail.models import ReaderMatch, TrailState
+from accounts.trail.selectors import trail_page
+from accounts.trail.services import trail_dismiss
 from bench import follows, follows_data
 from harvest.models import Author
 from tests.accounts.conftest import harvest, record
@@ -76,7 +77,7 @@ def test_the_day_is_matched_and_read_through_the_real_code(small_library):
     day = follows.child_match(new=40, revisions=40)
     assert day["papers"] == 40 and day["new_papers"] == 40
     assert day["definition_matches"] > 0 and day["peak_rss_mib"] > 0
-    assert not TrailItem.objects.exclude(user=reader).exists()  # the readers' cards are made when they read
+    assert not ReaderMatch.objects.exclude(user=reader).exists()  # nothing per reader at harvest time
     users = follows.sampled_users(5)
     first_read = follows.measure_catch_up(users)
     assert first_read["readers"] == 5 and first_read["cards_per_reader_mean"] > 0
@@ -87,10 +88,12 @@ def test_the_day_is_matched_and_read_through_the_real_code(small_library):
     assert "follows trail: first page" in names and "follows unread counts (strip and nav)" in names
     assert "follows preview: category cs.LG" in names
     assert all(r["in_process"]["runs"] == 2 and r["in_process"]["queries"] > 0 for r in results)
-    # Removing the bench readers keeps everyone else's follows and cards.
-    trail_catch_up(user=reader)
+    # Removing the bench readers keeps everyone else's follows, cards and marks.
+    (first, *_) = trail_page(user=reader).entries
+    assert trail_dismiss(user=reader, item_id=first.item_id)
+    trail_dismiss(user=users[0], item_id=trail_page(user=users[0]).entries[0].item_id)
     follows_data.remove_bench_users()
     assert not User.objects.filter(username__startswith=follows_data.USER_PREFIX).exists()
     assert not Exclusion.objects.exclude(user=reader).exists()
-    assert Follow.objects.filter(user=reader).count() == 1 and TrailItem.objects.filter(user=reader).exists()
-    assert TrailItem.objects.exclude(user=reader).count() == 0
+    assert Follow.objects.filter(user=reader).count() == 1 and trail_page(user=reader).entries
+    assert list(TrailState.objects.values_list("user_id", flat=True)) == [reader.pk]

@@ -152,7 +152,7 @@ def test_the_domain_check_catches_an_import_against_the_order():
         "accounts.follows.signals",
     ]
     assert (
-        domain_violations("alerts", "from accounts.trail.models import TrailItem\nfrom accounts.models import User\n")
+        domain_violations("alerts", "from accounts.trail.models import TrailState\nfrom accounts.models import User\n")
         == []
     )
     assert tucked_imports("def f():\n    from accounts.trail import tasks\n") == ["accounts.trail"]

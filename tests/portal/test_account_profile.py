@@ -13,7 +13,10 @@ from accounts.follows.models import Follow
 from accounts.follows.services import follow_create
 from accounts.models import ApiToken, User
 from accounts.services import api_token_create
-from accounts.trail.models import TrailItem, TrailMatch
+from accounts.trail.models import ReaderMatch, TrailReadMark, TrailState
+from accounts.trail.services import trail_mark_read
+from harvest.models import Paper
+from tests.accounts.conftest import cards
 from tests.factories import record, store
 
 pytestmark = pytest.mark.django_db
@@ -103,7 +106,14 @@ def test_deleting_the_account_removes_everything_it_owns(user, browser):
     api_token_create(user=user, name="notebook")
     other = User.objects.create_user("bea", password=PASSWORD)
     follow_create(user=other, kind="category", value={"code": "cs.CL"}, name="NLP")
-    assert TrailItem.objects.filter(user=user).exists() and TrailMatch.objects.filter(user=user).exists()
+    # Each reader reads the card and marks the trail read: their own state rows.
+    paper = Paper.objects.get(arxiv_id="2611.00002")
+    for reader in (user, other):
+        assert trail_mark_read(user=reader, item_ids=[paper.pk]) == 1
+        trail_mark_read(user=reader)
+    assert [card.paper_id for card in cards(user)] == [paper.pk]
+    assert ReaderMatch.objects.filter(user=user, follow=follow).exists()
+    assert TrailState.objects.filter(user=user).exists() and TrailReadMark.objects.filter(user=user).exists()
 
     wrong = browser.post("/me/delete/", {"password": "not it"})
     assert wrong.status_code == 400 and User.objects.filter(pk=user.pk).exists()
@@ -112,13 +122,15 @@ def test_deleting_the_account_removes_everything_it_owns(user, browser):
     assert response.status_code == 302 and response["Location"] == "/"
     assert not User.objects.filter(pk=user.pk).exists()
     assert not Follow.objects.filter(user_id=user.pk).exists()
-    assert not TrailItem.objects.filter(user_id=user.pk).exists()
-    assert not TrailMatch.objects.filter(user_id=user.pk).exists()
-    assert not TrailMatch.objects.filter(follow_id=follow.pk).exists()
+    assert not ReaderMatch.objects.filter(user_id=user.pk).exists()
+    assert not ReaderMatch.objects.filter(follow_id=follow.pk).exists()
+    assert not TrailState.objects.filter(user_id=user.pk).exists()
+    assert not TrailReadMark.objects.filter(user_id=user.pk).exists()
     assert not ApiToken.objects.filter(user_id=user.pk).exists()
     assert not EmailAddress.objects.filter(email="ada@example.org").exists()
-    assert Follow.objects.filter(user=other).count() == 1 and TrailItem.objects.filter(user=other).exists()
-    assert TrailMatch.objects.filter(user=other).exists()
+    assert Follow.objects.filter(user=other).count() == 1 and [card.paper_id for card in cards(other)] == [paper.pk]
+    assert ReaderMatch.objects.filter(user=other).exists()
+    assert TrailState.objects.filter(user=other).exists() and TrailReadMark.objects.filter(user=other).exists()
     assert "_auth_user_id" not in browser.session
     # The address is free again.
     assert Client().get("/me/")["Location"].startswith("/login/")

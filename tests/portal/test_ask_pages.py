@@ -12,8 +12,9 @@ from accounts.follows.services import follow_create
 from accounts.models import User
 from accounts.records.models import Record
 from accounts.records.services import record_save
-from accounts.trail.models import TrailItem
 from digests.models import Ask
+from harvest.models import Paper
+from tests.accounts.conftest import cards
 from tests.digests.ask_library import labels_in, store_library
 
 pytestmark = pytest.mark.django_db
@@ -117,7 +118,9 @@ def test_a_bad_filter_is_a_400_naming_it(reader_client, fake_llm, library):
 
 def test_scope_my_follows_asks_within_the_trail(reader, reader_client, fake_llm, library):
     follow_create(user=reader, kind="query", value={"q": "flaky"}, name="flaky")
-    trail = set(TrailItem.objects.filter(user=reader).values_list("paper__arxiv_id", flat=True))
+    trail = set(
+        Paper.objects.filter(pk__in=[card.paper_id for card in cards(reader)]).values_list("arxiv_id", flat=True)
+    )
     assert trail and trail < set(library)
     assert post_question(reader_client, scope="follows").status_code == 302
     (sent,) = fake_llm.message_requests()

@@ -31,10 +31,10 @@ from accounts.recommend.services import rating_set
 from accounts.records.models import Record, RecordTag, Tag
 from accounts.records.services import record_save
 from accounts.services import api_token_create
-from accounts.trail.models import TrailItem
+from accounts.trail.models import ReaderMatch, TrailReadMark, TrailState
 from digests.models import Ask
 from harvest.models import Paper
-from tests.accounts.conftest import ago, harvest, record
+from tests.accounts.conftest import ago, card_of, harvest, record
 
 pytestmark = pytest.mark.django_db
 
@@ -43,8 +43,8 @@ SECRET = "A-private"  # in the names of A's objects: no answer to B or to anyone
 # Parameter names that name an object of one user, and how the test finds user A's.
 OWNED: dict[str, Callable[[dict[str, Any]], Any]] = {
     "follow_id": lambda objs: objs["follow"].pk,
-    "item_id": lambda objs: objs["item"].pk,
-    "trail_item_id": lambda objs: objs["item"].pk,
+    "item_id": lambda objs: objs["item"].paper_id,
+    "trail_item_id": lambda objs: objs["item"].paper_id,
     "token_id": lambda objs: objs["token"].pk,
     "exclusion_id": lambda objs: objs["exclusion"].pk,
     "recommendation_id": lambda objs: objs["recommendation"].pk,
@@ -59,7 +59,7 @@ OWNED_BY_ROUTE: dict[str, Callable[[dict[str, Any]], Any]] = {
 # Parameters of public things (the library) with a value to fill them with
 # when they appear next to an owned one.
 PUBLIC: dict[str, Callable[[dict[str, Any]], Any]] = {
-    "arxiv_id": lambda objs: objs["item"].paper.arxiv_id,
+    "arxiv_id": lambda objs: objs["item_paper"].arxiv_id,
     "paper_id": lambda objs: objs["item"].paper_id,
     "kind": lambda objs: "new",
 }
@@ -183,10 +183,10 @@ def _fill(route: Route, values: dict[str, Any]) -> str:
     return "/" + re.sub(r"<(?:\w+:)?(\w+)>", lambda m: str(values[m.group(1)]), route.route)
 
 
-def _objects(user: User, *, mark: str, saves: str) -> dict[str, Any]:
+def _objects(user: User, *, mark: str, saves: str, author: str = "Ada Lovelace") -> dict[str, Any]:
     # An author follow matching the card's paper, so that the routes taking a card
     # and a follow together ("not this person") have a pair that belongs together.
-    follow = follow_create(user=user, kind="author", value={"author": "Ada Lovelace"}, name=f"{mark} follow")
+    follow = follow_create(user=user, kind="author", value={"author": author}, name=f"{mark} follow")
     token, secret = api_token_create(user=user, name=f"{mark} token")
     exclusion = exclusion_create(user=user, kind="query", value=f"{mark.lower().replace('-', '')}word")
     saved, _created = record_save(
@@ -201,7 +201,9 @@ def _snapshot(user: User) -> list:
         list(model.objects.filter(user=user).order_by("pk").values())
         for model in (
             Follow,
-            TrailItem,
+            TrailState,
+            ReaderMatch,
+            TrailReadMark,
             ApiToken,
             Exclusion,
             Record,
@@ -225,14 +227,15 @@ def world(db) -> dict[str, Any]:
     b = User.objects.create_user("bob", password="x")
     harvest(record("2611.00001"), record("2611.00002"), at=ago(days=2))
     objs = _objects(a, mark=SECRET, saves="2611.00001")
-    objs["item"] = TrailItem.objects.get(user=a, paper__arxiv_id="2611.00001")
+    objs["item"] = card_of(a, "2611.00001")
+    objs["item_paper"] = Paper.objects.get(arxiv_id="2611.00001")
     # A's recommendation of the card's paper, explained by a paper A saved.
     harvest(record("2611.00003"), at=ago(days=3))
     saved = Paper.objects.get(arxiv_id="2611.00003")
     record_save(user=a, paper=saved)
     objs["recommendation"] = Recommendation.objects.create(
         user=a,
-        paper=objs["item"].paper,
+        paper=objs["item_paper"],
         score=1.0,
         reasons={"neighbours": [[saved.pk, 0.5]], "terms": ["lovelace"]},
         event_at=ago(days=2),
@@ -252,9 +255,11 @@ def world(db) -> dict[str, Any]:
         },
     )
     # A's thumbs up on the card's paper, which B has not rated.
-    objs["rating"], _created = rating_set(user=a, paper=objs["item"].paper, value=Rating.Value.UP)
-    _objects(b, mark="B-own", saves="2611.00002")
-    objs["b_secret"] = _objects(b, mark="B-more", saves="2611.00002")["secret"]
+    objs["rating"], _created = rating_set(user=a, paper=objs["item_paper"], value=Rating.Value.UP)
+    # B follows another author: a card's id is its paper's, so B must have no card of A's card's paper.
+    _objects(b, mark="B-own", saves="2611.00002", author="Grace Hopper")
+    objs["b_secret"] = _objects(b, mark="B-more", saves="2611.00002", author="Grace Hopper")["secret"]
+    assert card_of(b, "2611.00001") is None
     objs.update(a=a, b=b)
     return objs
 
@@ -406,7 +411,7 @@ def test_credential_routes_answer_their_owner_only_and_404_for_any_other_credent
     ]
     if route.name == "portal:feed_trail":
         foreign = foreign[1:]  # B's own secret with no follow id is B's own feed
-    paper = world["item"].paper
+    paper = world["item_paper"]
     if route.name == "portal:rating_link":
         foreign[1]["token"] = rating_token(user_id=a.pk, paper_id=paper.pk, value=1)[:-3] + "abc"
     refused = CREDENTIAL_REFUSALS.get(route.name, OUT_OF_BOUNDS)

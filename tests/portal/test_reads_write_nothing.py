@@ -1,6 +1,6 @@
 """Reads never write: after a harvest is matched, a signed-in reader's every
 read (pages, the API, the feed, the export) writes no row; the cards they show
-were made by the workers' delivery."""
+are composed from the matches when read."""
 
 from __future__ import annotations
 
@@ -15,13 +15,11 @@ from accounts.models import User
 from accounts.recommend.models import Rating
 from accounts.recommend.services import rating_set
 from accounts.records.services import record_save
-from accounts.trail.delivery import trail_catch_up_users
 from accounts.trail.matching import match_versions
-from accounts.trail.models import TrailItem
 from harvest.models import Paper
 from harvest.search_index import index_pending_papers
 from harvest.services import paper_upsert_many
-from tests.accounts.conftest import ago, record
+from tests.accounts.conftest import ago, cards, record
 
 pytestmark = pytest.mark.django_db
 
@@ -75,11 +73,10 @@ def test_a_signed_in_readers_reads_after_a_harvest_write_no_row():
     statuses = {path: client.get(path).status_code for path in (*READS, feed, rating_link)}
     assert rows_written() == before, "a read wrote rows"
     assert set(statuses.values()) == {200}, statuses
-    assert TrailItem.objects.filter(user=reader).count() == 0  # matched, not delivered yet
-
-    # The workers' delivery makes the cards; the reads then show them, still writing nothing.
-    trail_catch_up_users(user_ids=[reader.pk])
-    before = rows_written()
+    # No delivery step: the matches are the reader's cards at once, and the reads show them.
+    shown = {card.paper_id for card in cards(reader)}
+    assert shown == set(Paper.objects.filter(arxiv_id__in=["2611.00001", "2611.00002"]).values_list("pk", flat=True))
+    assert rows_written() == before
     page = client.get("/trail/").content.decode()
     assert client.get(feed).status_code == 200
     assert rows_written() == before

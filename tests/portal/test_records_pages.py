@@ -17,9 +17,10 @@ from accounts.models import User
 from accounts.records.models import Record, Tag
 from accounts.records.services import record_save
 from accounts.trail.matching import match_versions
-from accounts.trail.models import TrailItem
 from harvest.models import Paper, Version
 from tests import factories as f
+from tests.accounts.conftest import card_of
+from tests.accounts.conftest import cards as trail_cards
 from tests.portal.record_filters import BAD_FILTERS
 
 pytestmark = pytest.mark.django_db
@@ -52,8 +53,9 @@ def test_cards_show_the_readers_own_records_in_one_query(reader_client, reader, 
     record_save(user=other, paper=paper("2611.00022"), tags=["secret-tag"])
     reader_client.get("/papers/")
     # The library's own queries (7, tests/portal/test_library.py), the session
-    # and user, and one for the page's records.
-    with django_assert_max_num_queries(10):
+    # and user, one for the page's records, and the navigation's unread count
+    # (the reader's follows, exclusions and mark, their matches and states).
+    with django_assert_max_num_queries(12):
         html = reader_client.get("/papers/").content.decode()
     assert html.count('data-record="saved"') == 1 and 'data-state="reading"' in html
     assert 'value="RL, graphs"' in html and "secret-tag" not in html
@@ -114,12 +116,12 @@ def test_the_paper_page_shows_what_changed_since_the_version_read_then_clears_th
         f.record("2611.30000", title="Sparse attention, revised", versions=2, categories=["cs.CL"]), at=timezone.now()
     )
     match_versions(version_ids=list(Version.objects.filter(number=2).values_list("id", flat=True)))
-    card = TrailItem.objects.get(user=reader)
+    (card,) = trail_cards(reader)
     trail = reader_client.get("/trail/").content.decode()
     assert "修订 · v2" in trail and 'data-reason="record"' in trail and "?since=1#since-read" in trail
     html = reader_client.get("/papers/2611.30000/").content.decode()
     assert 'id="since-read" data-since="1"' in html and "revised</ins>" in html.split('id="since-read"')[1]
-    card.refresh_from_db()
+    card = card_of(reader, "2611.30000")
     assert not card.unread and Record.objects.get(user=reader).last_read_version == 2
     assert 'id="since-read"' not in reader_client.get("/papers/2611.30000/").content.decode()
 

@@ -7,7 +7,6 @@ from __future__ import annotations
 import pytest
 
 from accounts.follows.models import Follow
-from accounts.trail.delivery import trail_catch_up_users
 from accounts.trail.matching import match_versions
 from harvest.embeddings.services import embed_papers
 from harvest.search_index import index_pending_papers
@@ -46,6 +45,5 @@ def test_a_topic_follow_from_a_paper_page_to_the_trail(reader_client, reader):
     index_pending_papers()
     embed_papers()
     match_versions(version_ids=stored.created_version_ids, topics=True)
-    trail_catch_up_users()
     trail = reader_client.get("/trail/").content.decode()
     assert trail.count("接近你的示例论文") == 2 and all(arxiv_id not in trail for arxiv_id in OTHERS)

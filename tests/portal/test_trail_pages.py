@@ -14,23 +14,29 @@ from django.utils import timezone
 from accounts.follows.models import Follow
 from accounts.follows.services import follow_create
 from accounts.models import User
-from accounts.trail.delivery import trail_catch_up_users
 from accounts.trail.matching import match_versions
-from accounts.trail.models import TrailItem
-from accounts.trail.services import trail_mark_read
+from accounts.trail.services import trail_dismiss, trail_mark_read
+from harvest.models import Paper
 from portal.templatetags.portal import highlight
 from tests import factories as f
+from tests.accounts.conftest import card_of
+from tests.accounts.conftest import cards as trail_cards
 
 pytestmark = pytest.mark.django_db
 
 
 def harvest(*records, hours_ago: float) -> None:
     """Store records as a harvest `hours_ago` and match their new versions, as
-    the task after a page does, then make every reader's cards, as the workers'
-    delivery after it does (tests/accounts/trail/test_delivery.py holds that)."""
+    the task after a page does (the trail reads the matches at once)."""
     result = f.store(*records, at=timezone.now() - timedelta(hours=hours_ago))
     match_versions(version_ids=result.created_version_ids)
-    trail_catch_up_users()
+
+
+def unread_arxiv_ids(reader) -> list[str]:
+    """The arxiv ids of the reader's unread cards, newest first."""
+    unread = [card.paper_id for card in trail_cards(reader) if card.unread]
+    arxiv_ids = dict(Paper.objects.filter(pk__in=unread).values_list("pk", "arxiv_id"))
+    return [arxiv_ids[paper_id] for paper_id in unread]
 
 
 def follow(reader, kind, value, name) -> Follow:
@@ -52,7 +58,7 @@ def trail(reader) -> dict[str, Follow]:
     }
     harvest(f.record("2611.00001", **first), hours_ago=30)
     # Read before its revision arrives: the card comes back as a revision.
-    trail_mark_read(user=reader, item_ids=TrailItem.objects.values_list("id", flat=True))
+    trail_mark_read(user=reader, item_ids=[card.paper_id for card in trail_cards(reader)])
     harvest(f.record("2611.00002", categories=["cs.RO"], authors=["Ada Lovelace"]), hours_ago=20)
     harvest(f.record("2611.00003", categories=["cs.LG", "cs.CL"], authors=["Grace Hopper"]), hours_ago=10)
     harvest(f.record("2611.00001", versions=2, **first), hours_ago=2)
@@ -87,8 +93,8 @@ def test_filters_by_follow_kind_and_unread(reader_client, trail, reader):
     assert cards(reader_client.get(f"/trail/?follow={trail['ada'].pk}")) == ["2611.00001", "2611.00002"]
     assert cards(reader_client.get("/trail/?kind=new")) == ["2611.00003", "2611.00002"]
     assert cards(reader_client.get("/trail/?kind=revision")) == ["2611.00001"]
-    item = TrailItem.objects.get(paper__arxiv_id="2611.00003")
-    reader_client.post(f"/trail/{item.pk}/read/")
+    item = card_of(reader, "2611.00003")
+    reader_client.post(f"/trail/{item.paper_id}/read/")
     assert cards(reader_client.get("/trail/?unread=1")) == ["2611.00001", "2611.00002"]
     bad = reader_client.get("/trail/?kind=old")
     assert bad.status_code == 400 and "kind: " in bad.content.decode()
@@ -102,36 +108,41 @@ def test_pages_are_keyset_and_queries_do_not_grow_with_the_page(reader_client, r
     follow(reader, "category", {"code": "cs.LG"}, "Learning")
     for n in range(25):
         harvest(f.record(f"2611.{n:05d}"), hours_ago=50 - n)
-    # Session, user, follows, cards, papers, versions, reasons, picks, latest
+    # Session, user, follows, the reader's follows, exclusions and mark (once
+    # a request), the matches of each of two windows and of the papers' other
+    # versions, card states, papers, versions, reasons, picks, latest
     # versions, readings, the reader's records of the cards, the navigation's
-    # count, the page's and the navigation's check for new matches (the
-    # cards were made before) and the reader's ranking (none yet): the same
-    # for 20 cards or 3.
-    with django_assert_max_num_queries(15):
+    # count (matches and states) and the reader's ranking (none yet): the
+    # same for 20 cards or 3.
+    with django_assert_max_num_queries(20):
         first = reader_client.get("/trail/")
     assert len(cards(first)) == 20 and cards(first)[0] == "2611.00024"
     next_link = first.content.decode().split('rel="next"')[0].rsplit('href="', 1)[1].split('"')[0]
     second = reader_client.get("/trail/" + next_link.replace("&amp;", "&"))
     assert cards(second) == [f"2611.{n:05d}" for n in range(4, -1, -1)]
-    TrailItem.objects.filter(paper__arxiv_id__in=[f"2611.{n:05d}" for n in range(22)]).delete()
-    with django_assert_max_num_queries(15):
+    # Three cards left: the other 22 dismissed (out of the trail).
+    for paper_id in Paper.objects.filter(arxiv_id__in=[f"2611.{n:05d}" for n in range(22)]).values_list(
+        "pk", flat=True
+    ):
+        assert trail_dismiss(user=reader, item_id=paper_id)
+    with django_assert_max_num_queries(20):
         assert len(cards(reader_client.get("/trail/"))) == 3
 
 
 def test_marks_read_up_to_dismiss_and_undo(reader_client, trail, reader):
-    middle = TrailItem.objects.get(paper__arxiv_id="2611.00003")
+    middle = card_of(reader, "2611.00003")
     page = reader_client.get("/trail/").content.decode()
-    up_to = page.split(f'data-item="{middle.pk}"')[1].split('name="up_to" value="')[1].split('"')[0]
+    up_to = page.split(f'data-item="{middle.paper_id}"')[1].split('name="up_to" value="')[1].split('"')[0]
     response = reader_client.post("/trail/read/", {"up_to": up_to, "next": "/trail/?unread=1"})
     assert response.status_code == 302 and response["Location"] == "/trail/?unread=1"
-    assert list(TrailItem.objects.filter(unread=True).values_list("paper__arxiv_id", flat=True)) == ["2611.00001"]
+    assert unread_arxiv_ids(reader) == ["2611.00001"]
     assert reader_client.post("/trail/read/", {"up_to": "yesterday"}).status_code == 302
     assert reader_client.post("/trail/read/", {"next": "https://elsewhere.example/"})["Location"] == "/trail/"
-    dismissed = reader_client.post(f"/trail/{middle.pk}/dismiss/")
-    assert dismissed["Location"] == f"/trail/?undo={middle.pk}"
+    dismissed = reader_client.post(f"/trail/{middle.paper_id}/dismiss/")
+    assert dismissed["Location"] == f"/trail/?undo={middle.paper_id}"
     page = reader_client.get(dismissed["Location"])
     assert cards(page) == ["2611.00001", "2611.00002"] and "已移出足迹" in page.content.decode()
-    assert reader_client.post(f"/trail/{middle.pk}/undismiss/").status_code == 302
+    assert reader_client.post(f"/trail/{middle.paper_id}/undismiss/").status_code == 302
     assert cards(reader_client.get("/trail/")) == ["2611.00001", "2611.00003", "2611.00002"]
 
 
@@ -140,40 +151,42 @@ def test_read_up_to_here_on_cards_of_one_harvest_marks_this_card_and_those_after
     harvest(*(f.record(f"2611.{n:05d}") for n in range(8)), hours_ago=1)  # eight cards, one time
     page = reader_client.get("/trail/")
     listed = cards(page)
-    third = TrailItem.objects.get(paper__arxiv_id=listed[2])
-    up_to = page.content.decode().split(f'data-item="{third.pk}"')[1].split('name="up_to" value="')[1].split('"')[0]
+    third = card_of(reader, listed[2])
+    up_to = (
+        page.content.decode().split(f'data-item="{third.paper_id}"')[1].split('name="up_to" value="')[1].split('"')[0]
+    )
     response = reader_client.post("/trail/read/", {"up_to": up_to}, follow=True)
     assert "已将 6 项标为已读。" in response.content.decode()
-    assert set(TrailItem.objects.filter(unread=True).values_list("paper__arxiv_id", flat=True)) == set(listed[:2])
+    assert set(unread_arxiv_ids(reader)) == set(listed[:2])
 
 
-def test_not_this_person_takes_the_author_reason_off_the_card(reader_client, trail):
-    item = TrailItem.objects.get(paper__arxiv_id="2611.00002")
+def test_not_this_person_takes_the_author_reason_off_the_card(reader_client, trail, reader):
+    item = card_of(reader, "2611.00002")
     assert (
-        reader_client.post(f"/trail/{item.pk}/not-this-person/{trail['cl'].pk}/").status_code == 404
+        reader_client.post(f"/trail/{item.paper_id}/not-this-person/{trail['cl'].pk}/").status_code == 404
     )  # not an author follow
-    assert reader_client.post(f"/trail/{item.pk}/not-this-person/{trail['ada'].pk}/").status_code == 302
+    assert reader_client.post(f"/trail/{item.paper_id}/not-this-person/{trail['ada'].pk}/").status_code == 302
     assert cards(reader_client.get("/trail/")) == ["2611.00001", "2611.00003"]
     assert Follow.objects.get(pk=trail["ada"].pk).rejected_paper_ids == [item.paper_id]
 
 
-def test_opening_a_paper_marks_its_card_read(reader_client, trail):
-    item = TrailItem.objects.get(paper__arxiv_id="2611.00001")
-    response = reader_client.get(f"/trail/{item.pk}/open/")
+def test_opening_a_paper_marks_its_card_read(reader_client, trail, reader):
+    item = card_of(reader, "2611.00001")
+    response = reader_client.get(f"/trail/{item.paper_id}/open/")
     assert response.status_code == 302 and response["Location"] == "/papers/2611.00001/#v2"
-    item.refresh_from_db()
+    item = card_of(reader, "2611.00001")
     assert not item.unread
 
 
-def test_every_item_route_is_the_owners_only(reader_client, other_client, trail):
-    item = TrailItem.objects.get(paper__arxiv_id="2611.00001")
-    assert other_client.get(f"/trail/{item.pk}/open/").status_code == 404
+def test_every_item_route_is_the_owners_only(reader_client, other_client, trail, reader):
+    item = card_of(reader, "2611.00001")
+    assert other_client.get(f"/trail/{item.paper_id}/open/").status_code == 404
     for action in ("read", "dismiss", "undismiss", f"not-this-person/{trail['ada'].pk}"):
-        assert other_client.post(f"/trail/{item.pk}/{action}/").status_code == 404, action
-    item.refresh_from_db()
+        assert other_client.post(f"/trail/{item.paper_id}/{action}/").status_code == 404, action
+    item = card_of(reader, "2611.00001")
     assert item.unread and not item.dismissed
     assert other_client.post("/trail/read/", {"up_to": timezone.now().isoformat()}).status_code == 302
-    item.refresh_from_db()
+    item = card_of(reader, "2611.00001")
     assert item.unread
     assert cards(other_client.get("/trail/")) == []
     assert Client().get("/trail/").status_code == 302

@@ -14,7 +14,7 @@ from rest_framework import serializers
 from accounts.follows.definition import FILTER_KEYS, MAX_VARIANTS, FollowDefinition, storable_text
 from accounts.follows.models import Follow
 from accounts.follows.topics import DEFAULT_THRESHOLD, MAX_DESCRIPTION, MAX_EXAMPLES, MAX_THRESHOLD, MIN_THRESHOLD
-from accounts.trail.models import TrailItem
+from accounts.trail.models import CardKind
 from portal.api.serializers.papers import PaperSerializer
 from portal.api.serializers.ratings import RATING_FIELD, rating_of
 
@@ -153,7 +153,7 @@ class MatchSerializer(serializers.Serializer):
     follow = serializers.IntegerField(source="follow_id", help_text="Id of the follow that matched.")
     follow_name = serializers.CharField(help_text="Its name.")
     follow_kind = serializers.ChoiceField(choices=Follow.Kind.values, help_text="Its kind.")
-    kind = serializers.ChoiceField(choices=TrailItem.Kind.values, help_text="new (arrival) or revision.")
+    kind = serializers.ChoiceField(choices=CardKind.values, help_text="new (arrival) or revision.")
     version = serializers.IntegerField(source="version_number", help_text="The version it matched.")
     reason = serializers.DictField(help_text="Why it matched (category, matched names, query words, filters).")
 
@@ -170,7 +170,7 @@ class TrailItemSerializer(serializers.Serializer):
     id = serializers.IntegerField(source="item_id", help_text="The trail card's id.")
     paper = serializers.SerializerMethodField(help_text="The paper, as /api/v1/papers/ lists it.")
     version = TrailVersionSerializer(allow_null=True, help_text="The latest matched version.")
-    kind = serializers.ChoiceField(choices=TrailItem.Kind.values, help_text="new (arrival) or revision.")
+    kind = serializers.ChoiceField(choices=CardKind.values, help_text="new (arrival) or revision.")
     event_kinds = serializers.SerializerMethodField(help_text="Every event kind among the matches.")
     event_at = serializers.DateTimeField(help_text="When the latest matched version was stored (UTC).")
     matches = MatchSerializer(many=True, help_text="The follows that matched, with their reasons.")
@@ -193,7 +193,7 @@ class TrailItemSerializer(serializers.Serializer):
     def get_paper(self, entry) -> dict:
         return PaperSerializer(self.context["cards"][entry.paper.pk]).data
 
-    @extend_schema_field(serializers.ListField(child=serializers.ChoiceField(choices=TrailItem.Kind.values)))
+    @extend_schema_field(serializers.ListField(child=serializers.ChoiceField(choices=CardKind.values)))
     def get_event_kinds(self, entry) -> list[str]:
         return sorted({entry.kind, *(match.kind for match in entry.matches)})
 

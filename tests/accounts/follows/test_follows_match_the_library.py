@@ -7,7 +7,7 @@ import pytest
 from django.http import QueryDict
 
 from accounts.follows.services import follow_create
-from accounts.trail.models import TrailItem
+from accounts.trail.selectors import trail_page
 from harvest.filters import PaperFilterSet
 from tests.accounts.conftest import ago, harvest, record
 
@@ -27,9 +27,7 @@ PAPERS = [
 def test_a_category_follow_matches_what_the_library_shows(user, code, cross_lists):
     harvest(*PAPERS, at=ago(days=1))
     follow = follow_create(user=user, kind="category", value={"code": code}, name=code, include_cross_lists=cross_lists)
-    followed = set(
-        TrailItem.objects.filter(user=user, matches__follow=follow).values_list("paper__arxiv_id", flat=True)
-    )
+    followed = {entry.paper.arxiv_id for entry in trail_page(user=user, follow_id=follow.pk, size=100).entries}
     query = QueryDict(f"category={code}" + ("" if cross_lists else "&cross_lists=0"))
     filterset = PaperFilterSet(query)
     assert filterset.is_valid(), filterset.errors

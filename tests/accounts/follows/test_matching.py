@@ -8,9 +8,8 @@ from django.utils import translation
 
 from accounts.follows.models import Follow
 from accounts.follows.services import author_variant_reject, exclusion_create, follow_create
-from accounts.trail.models import TrailItem, TrailMatch
 from accounts.trail.selectors import trail_page
-from tests.accounts.conftest import ago, harvest, record
+from tests.accounts.conftest import ago, card_of, cards, harvest, record
 
 pytestmark = pytest.mark.django_db
 
@@ -63,7 +62,7 @@ def test_author_follow_folds_accents_initials_and_hyphens(user):
 def test_not_this_person_drops_the_paper_for_that_follow_and_its_revisions(user):
     wang = follow(user, "author", {"author": "Wei Wang"})
     harvest(record("2611.00001", authors=["Wei Wang"]), record("2611.00002", authors=["Wei Wang"]), at=ago(days=2))
-    (item,) = TrailItem.objects.filter(paper__arxiv_id="2611.00002")
+    item = card_of(user, "2611.00002")
     assert author_variant_reject(user=user, follow_id=wang.pk, paper_id=item.paper_id)
     assert trail_ids(user) == ["2611.00001"]
     harvest(record("2611.00002", authors=["Wei Wang"], versions=2), at=ago(hours=1))
@@ -130,12 +129,12 @@ def test_one_card_per_paper_across_follows_and_days(user):
     turing = follow(user, "author", {"author": "Alan Turing"})
     harvest(record("2611.00001"), at=ago(days=2))
     harvest(record("2611.00001", versions=2), at=ago(days=1))
-    assert TrailItem.objects.filter(user=user).count() == 1
+    assert len(cards(user)) == 1
     (entry,) = trail_page(user=user).entries
     assert entry.version.number == 2 and entry.kind == "new" and entry.unread
     assert {m.follow_id for m in entry.matches} == {lg.pk, turing.pk}
     assert trail_ids(user, follow_id=turing.pk) == ["2611.00001"]
-    assert TrailMatch.objects.filter(item__user=user).count() == 2
+    assert len(cards(user)[0].reasons) == 2
 
 
 def test_two_people_of_one_name_are_one_variant_until_one_is_rejected(user):
@@ -145,7 +144,7 @@ def test_two_people_of_one_name_are_one_variant_until_one_is_rejected(user):
         record("2611.00002", authors=["Li Na"], categories=["q-bio.NC"]),
     )
     assert len(trail_ids(user)) == 2
-    other = TrailItem.objects.get(paper__arxiv_id="2611.00002")
+    other = card_of(user, "2611.00002")
     author_variant_reject(user=user, follow_id=li.pk, paper_id=other.paper_id)
     assert trail_ids(user) == ["2611.00001"]
 

@@ -19,10 +19,10 @@ from accounts.follows.selectors import follow_preview
 from accounts.follows.services import follow_create
 from accounts.follows.topics import DEFAULT_THRESHOLD, MAX_EXAMPLES
 from accounts.models import User
-from accounts.trail.delivery import reader_chunks
 from accounts.trail.matching import match_versions
-from accounts.trail.models import DefinitionMatch, TrailItem, TrailMatch
-from accounts.trail.tasks import deliver_trails, match_topic_versions
+from accounts.trail.models import DefinitionMatch
+from accounts.trail.selectors import trail_page
+from accounts.trail.tasks import match_topic_versions
 from harvest.embeddings.services import embed_papers
 from harvest.search_index import index_pending_papers
 from harvest.services import paper_upsert_many
@@ -55,19 +55,15 @@ def harvest(ids, *, at=None) -> list[int]:
     return result.created_version_ids
 
 
-def deliver() -> None:
-    for user_ids in reader_chunks():
-        deliver_trails(user_ids)
-
-
 def reader(name="reader") -> User:
     return User.objects.create_user(username=name, password="x")
 
 
 def trail_reasons(user) -> dict[str, list[dict]]:
     found: dict[str, list[dict]] = {}
-    for arxiv_id, reason in TrailMatch.objects.filter(user=user).values_list("item__paper__arxiv_id", "reason"):
-        found.setdefault(arxiv_id, []).append(reason)
+    for entry in trail_page(user=user, size=100).entries:
+        for match in entry.matches:
+            found.setdefault(entry.paper.arxiv_id, []).append(match.reason)
     return found
 
 
@@ -123,7 +119,6 @@ def test_a_topic_in_english_or_chinese_matches_the_papers_on_it_once_they_are_em
     embed_papers()
     matched = match_versions(version_ids=result.created_version_ids, topics=True)
     assert matched.hits == DefinitionMatch.objects.count() > 0
-    deliver()
     for user, topic in ((english, "differential privacy"), (chinese, "差分隐私")):
         reasons = trail_reasons(user)
         assert set(reasons) <= set(PRIVACY) and len(reasons) >= 2, (topic, reasons)
@@ -140,7 +135,6 @@ def test_an_example_paper_brings_its_neighbours_with_the_example_as_why_but_not_
     index_pending_papers()
     embed_papers()
     match_versions(version_ids=versions.created_version_ids, topics=True)
-    deliver()
     reasons = trail_reasons(user)
     assert set(reasons) == set(PRIVACY[1:])
     assert {found[0]["example"] for found in reasons.values()} == {PRIVACY[0]}
@@ -167,8 +161,7 @@ def test_the_embedding_task_queues_the_topic_pass_for_its_page(settings, tmp_pat
             {"task": "accounts.match_topic_versions", "args": [result.created_version_ids]},
             {"task": "accounts.score_recommendations", "args": [result.created_version_ids]},
         ]
-        assert match_topic_versions(*sent[0]["args"]).startswith("2 topic matches, 1 readers")
-        assert sent[2] == {"task": "accounts.deliver_trails", "args": [[user.pk]]}
+        assert match_topic_versions(*sent[0]["args"]) == "2 topic matches"
     finally:
         after_task_publish.disconnect(published)
         with app.connection_for_write() as conn:
@@ -190,4 +183,4 @@ def test_the_preview_counts_what_the_threshold_keeps_and_a_new_follow_brings_it_
     assert {paper.arxiv_id for paper in loose.recent} == set(PRIVACY)
     assert strict.last_30_days < loose.last_30_days
     follow_create(user=user, kind="topic", value={"description": "differential privacy"}, name=None)
-    assert set(TrailItem.objects.filter(user=user).values_list("paper__arxiv_id", flat=True)) == set(PRIVACY)
+    assert {entry.paper.arxiv_id for entry in trail_page(user=user).entries} == set(PRIVACY)

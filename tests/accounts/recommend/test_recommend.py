@@ -23,11 +23,10 @@ from accounts.recommend.services import recommendation_not_interested
 from accounts.recommend.training import load, train_user
 from accounts.records.models import Record
 from accounts.records.services import record_save
-from accounts.trail.models import TrailItem
 from accounts.trail.services import trail_dismiss
 from harvest.models import Paper
 from harvest.services import paper_upsert_many
-from tests.accounts.conftest import ago, harvest, record
+from tests.accounts.conftest import ago, cards, harvest, record
 from tests.accounts.recommend.helpers import real_records, saved_ids, store_real_papers, topic
 
 pytestmark = pytest.mark.django_db
@@ -96,9 +95,9 @@ def test_not_interested_pushes_a_topic_down(user):
 def test_dismissed_trail_cards_count_as_negatives(user, django_capture_on_commit_callbacks):
     harvest(record("2611.00001"), at=ago(days=2))
     follow_create(user=user, kind="author", value={"author": "Ada Lovelace"}, name="Ada")
-    item = TrailItem.objects.get(user=user)
+    (item,) = cards(user)
     with django_capture_on_commit_callbacks(execute=False) as queued:
-        trail_dismiss(user=user, item_id=item.pk)
+        trail_dismiss(user=user, item_id=item.paper_id)
     assert len(queued) == 1, "a dismissal retrains"
     assert [paper.id for paper in user_examples(user, seed=0).negatives] == [item.paper_id]
 

@@ -24,10 +24,10 @@ from accounts.records.services import (
     tag_rename,
 )
 from accounts.services import user_delete
-from accounts.trail.models import TrailItem, TrailMatch
+from accounts.trail.selectors import trail_page
 from accounts.trail.services import trail_dismiss, trail_mark_read
 from harvest.models import Paper
-from tests.accounts.conftest import ago, harvest, record
+from tests.accounts.conftest import ago, card_of, cards, harvest, record
 
 pytestmark = pytest.mark.django_db
 
@@ -150,41 +150,42 @@ def test_a_new_version_of_a_saved_paper_lands_in_the_trail_without_any_follow(us
     record_save(user=user, paper=paper("2611.00001"))
     record_opened(user=user, paper=paper("2611.00001"))
     result = harvest(record("2611.00001", versions=2), at=ago(hours=2))
-    (card,) = TrailItem.objects.filter(user=user)
-    assert result.created == 1 and card.kind == "revision" and card.unread and card.latest_version_number == 2
-    assert not TrailMatch.objects.filter(item=card).exists()
+    (card,) = cards(user)
+    assert result.created == 1 and card.kind == "revision" and card.unread and card.version_number == 2
+    assert card.follow_ids == set()
     # Opening the paper clears the card and moves the last read version.
     record_opened(user=user, paper=paper("2611.00001"))
-    card.refresh_from_db()
+    card = card_of(user, "2611.00001")
     assert not card.unread and Record.objects.get(user=user).last_read_version == 2
     # A read card reopens for the next version; a dismissed one stays out.
     harvest(record("2611.00001", versions=3), at=ago(hours=1))
-    card.refresh_from_db()
-    assert card.unread and card.latest_version_number == 3
-    trail_dismiss(user=user, item_id=card.pk)
+    card = card_of(user, "2611.00001")
+    assert card.unread and card.version_number == 3
+    trail_dismiss(user=user, item_id=card.paper_id)
     harvest(record("2611.00001", versions=4), at=ago(minutes=30))
-    card.refresh_from_db()
-    assert card.dismissed and card.latest_version_number == 3
+    assert [e.paper.arxiv_id for e in trail_page(user=user).entries] == []
+    card = card_of(user, "2611.00001")
+    assert card.dismissed and not card.unread
 
 
 def test_a_version_the_reader_already_read_or_a_new_paper_brings_no_card(user, papers):
     record_save(user=user, paper=paper("2611.00002"))
     harvest(record("2611.00002"), record("2611.00004"), at=ago(hours=2))  # nothing new for 00002
-    assert not TrailItem.objects.filter(user=user).exists()
+    assert not cards(user)
 
 
 def test_a_follow_and_the_record_share_one_card_and_deleting_the_follow_keeps_it(user, papers):
     follow = follow_create(user=user, kind="category", value={"code": "cs.CL"}, name="CL")
     record_save(user=user, paper=paper("2611.00001"))
-    card = TrailItem.objects.get(user=user, paper__arxiv_id="2611.00001")  # the follow's back-fill
-    trail_mark_read(user=user, item_ids=[card.pk])
+    card = card_of(user, "2611.00001")  # the follow's back-fill
+    trail_mark_read(user=user, item_ids=[card.paper_id])
     harvest(record("2611.00001", versions=2, categories=["cs.CL"]), at=ago(hours=1))
-    assert TrailItem.objects.filter(user=user, paper__arxiv_id="2611.00001").count() == 1
-    card.refresh_from_db()
-    assert card.unread and card.latest_version_number == 2
+    assert [c.paper_id for c in cards(user)].count(card.paper_id) == 1
+    card = card_of(user, "2611.00001")
+    assert card.unread and card.version_number == 2
     follow_delete(follow=follow)
-    assert TrailItem.objects.filter(pk=card.pk).exists()
-    assert not TrailItem.objects.filter(user=user, paper__arxiv_id="2611.00003").exists()
+    assert card_of(user, "2611.00001") is not None
+    assert card_of(user, "2611.00003") is None
 
 
 def test_deleting_an_account_removes_its_records_and_tags(user, other_user, papers):

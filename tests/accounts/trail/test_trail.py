@@ -12,13 +12,12 @@ from accounts.follows import selectors as follow_selectors
 from accounts.follows.models import Follow
 from accounts.follows.selectors import author_candidates, follow_preview
 from accounts.follows.services import follow_create, follow_delete, follow_update
-from accounts.trail.models import TrailItem
 from accounts.trail.selectors import trail_page, trail_unread_counts
 from accounts.trail.services import trail_dismiss, trail_mark_read, trail_undismiss
 from harvest.models import Version
 from harvest.signals import versions_created
 from papertrail.celery import app
-from tests.accounts.conftest import ago, harvest, record
+from tests.accounts.conftest import ago, card_of, cards, harvest, record
 
 pytestmark = pytest.mark.django_db
 
@@ -30,16 +29,16 @@ def follow(user, kind, value, **options) -> Follow:
 def test_a_read_card_comes_back_only_with_a_new_version(user):
     follow(user, "category", {"code": "cs.LG"})
     harvest(record("2611.00001"), at=ago(days=2))
-    (item,) = TrailItem.objects.filter(user=user)
-    assert trail_mark_read(user=user, item_ids=[item.pk]) == 1
+    (item,) = cards(user)
+    assert trail_mark_read(user=user, item_ids=[item.paper_id]) == 1
     # Matching again (a new follow's back-fill) keeps it read.
     follow(user, "author", {"author": "Ada Lovelace"})
-    item.refresh_from_db()
+    item = card_of(user, "2611.00001")
     assert not item.unread and trail_unread_counts(user=user).total == 0
     assert len(trail_page(user=user).entries[0].matches) == 2
     harvest(record("2611.00001", versions=2), at=ago(hours=1))
-    item.refresh_from_db()
-    assert item.unread and item.kind == "revision" and item.latest_version_number == 2
+    item = card_of(user, "2611.00001")
+    assert item.unread and item.kind == "revision" and item.version_number == 2
     counts = trail_unread_counts(user=user)
     assert counts.total == 1 and sorted(counts.by_follow.values()) == [1, 1]
 
@@ -47,12 +46,12 @@ def test_a_read_card_comes_back_only_with_a_new_version(user):
 def test_a_dismissed_paper_stays_out_with_its_revisions_until_undone(user):
     follow(user, "category", {"code": "cs.LG"})
     harvest(record("2611.00001"), record("2611.00002"), at=ago(days=2))
-    item = TrailItem.objects.get(paper__arxiv_id="2611.00001")
-    assert trail_dismiss(user=user, item_id=item.pk)
+    item = card_of(user, "2611.00001")
+    assert trail_dismiss(user=user, item_id=item.paper_id)
     harvest(record("2611.00001", versions=2), at=ago(hours=1))
     assert [e.paper.arxiv_id for e in trail_page(user=user).entries] == ["2611.00002"]
     assert trail_unread_counts(user=user).total == 1
-    assert trail_undismiss(user=user, item_id=item.pk)
+    assert trail_undismiss(user=user, item_id=item.paper_id)
     assert trail_unread_counts(user=user).total == 2
 
 
@@ -107,7 +106,7 @@ def test_a_new_follow_backfills_seven_days_and_an_edit_rematches(user):
     follow_update(follow=f, value={"code": "cs.RO"})
     assert [e.paper.arxiv_id for e in trail_page(user=user).entries] == ["2611.00003"]
     follow_delete(follow=f)
-    assert not TrailItem.objects.filter(user=user).exists()
+    assert not cards(user)
 
 
 def test_preview_counts_seven_and_thirty_days_and_lists_recent_papers(user):

@@ -8,9 +8,9 @@ from urllib.parse import parse_qs, urlsplit
 import pytest
 
 from accounts.follows.services import follow_create
-from accounts.trail.models import TrailItem
 from accounts.trail.services import trail_mark_read
-from tests.accounts.conftest import ago, harvest, record
+from harvest.models import Paper
+from tests.accounts.conftest import ago, card_of, cards, harvest, record
 
 pytestmark = pytest.mark.django_db
 TRAIL = "/api/v1/me/trail/"
@@ -32,8 +32,8 @@ def trail(user):
     for day in range(5, 0, -1):
         harvest(record(f"2611.0000{day}"), at=ago(days=day))
     harvest(record("2611.00009", categories=["cs.CL"], authors=["Grace Hopper"]), at=ago(hours=30))
-    revised = TrailItem.objects.get(user=user, paper__arxiv_id="2611.00003")
-    trail_mark_read(user=user, item_ids=[revised.pk])
+    revised = card_of(user, "2611.00003")
+    trail_mark_read(user=user, item_ids=[revised.paper_id])
     harvest(record("2611.00003", versions=2), at=ago(hours=1))
     return {"lg": lg.pk, "author": author.pk}
 
@@ -42,7 +42,7 @@ def ids(body) -> list[str]:
     return [item["paper"]["arxiv_id"] for item in body["results"]]
 
 
-def test_items_carry_the_paper_version_reasons_and_marks(api, trail):
+def test_items_carry_the_paper_version_reasons_and_marks(api, user, trail):
     body = api.get(TRAIL).json()
     assert ids(body) == ["2611.00003", "2611.00001", "2611.00009", "2611.00002", "2611.00004", "2611.00005"]
     assert body["next"] is None
@@ -51,7 +51,7 @@ def test_items_carry_the_paper_version_reasons_and_marks(api, trail):
     assert first["paper"] == papers["2611.00003"]
     assert first["version"]["number"] == 2 and first["kind"] == "revision" and first["event_kinds"] == ["revision"]
     assert first["read"] is False and first["dismissed"] is False
-    assert first["id"] == TrailItem.objects.get(paper__arxiv_id="2611.00003").pk
+    assert first["id"] == card_of(user, "2611.00003").paper_id
     (match,) = first["matches"]
     assert match["follow"] == trail["lg"] and match["follow_name"] == "ML" and match["follow_kind"] == "category"
     assert match["version"] == 2 and isinstance(match["reason"], dict)
@@ -96,13 +96,16 @@ def test_another_users_follow_is_no_filter(api, trail, django_user_model):
 
 
 def test_marking_read_by_ids_and_up_to_a_cursor_or_a_time(api, user, trail, django_user_model):
-    items = {item.paper.arxiv_id: item.pk for item in TrailItem.objects.filter(user=user).select_related("paper")}
+    arxiv_ids = dict(Paper.objects.values_list("pk", "arxiv_id"))
+    items = {arxiv_ids[card.paper_id]: card.paper_id for card in cards(user)}
     other = django_user_model.objects.create_user("bob", password="x")
     follow_create(user=other, kind="category", value={"code": "cs.LG"}, name="theirs")
-    theirs = TrailItem.objects.filter(user=other).first()
-    response = api.post(f"{TRAIL}read/", {"items": [items["2611.00001"], theirs.pk]}, format="json")
+    # A card's id is its paper's: the other reader's card of the paper marked is theirs alone.
+    theirs = card_of(other, "2611.00001")
+    assert theirs is not None and theirs.unread
+    response = api.post(f"{TRAIL}read/", {"items": [items["2611.00001"], theirs.paper_id]}, format="json")
     assert response.json() == {"marked": 1, "unread": 5}
-    theirs.refresh_from_db()
+    theirs = card_of(other, "2611.00001")
     assert theirs.unread
     assert ids(api.get(f"{TRAIL}?unread=1").json()) == [
         "2611.00003",
@@ -140,14 +143,18 @@ def test_read_errors_name_the_field(api, trail, body, field):
 
 
 def test_dismiss_and_undismiss(api, user, trail):
-    item = TrailItem.objects.get(user=user, paper__arxiv_id="2611.00001")
-    response = api.post(f"{TRAIL}{item.pk}/dismiss/")
-    assert response.json() == {"id": item.pk, "dismissed": True, "unread": 5}
+    item = card_of(user, "2611.00001")
+    response = api.post(f"{TRAIL}{item.paper_id}/dismiss/")
+    assert response.json() == {"id": item.paper_id, "dismissed": True, "unread": 5}
     assert "2611.00001" not in ids(api.get(TRAIL).json())
-    assert api.post(f"{TRAIL}{item.pk}/dismiss/").json()["dismissed"] is True
+    assert api.post(f"{TRAIL}{item.paper_id}/dismiss/").json()["dismissed"] is True
     harvest(record("2611.00001", versions=2), at=ago(minutes=10))
     assert "2611.00001" not in ids(api.get(TRAIL).json())
-    assert api.post(f"{TRAIL}{item.pk}/undismiss/").json() == {"id": item.pk, "dismissed": False, "unread": 6}
+    assert api.post(f"{TRAIL}{item.paper_id}/undismiss/").json() == {
+        "id": item.paper_id,
+        "dismissed": False,
+        "unread": 6,
+    }
     assert ids(api.get(TRAIL).json())[1] == "2611.00001"
     for path in (f"{TRAIL}999999/dismiss/", f"{TRAIL}99999999999999999999999/undismiss/"):
         response = api.post(path)

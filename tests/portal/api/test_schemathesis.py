@@ -37,12 +37,12 @@ from accounts.recommend.jobs import retrain_and_rescore
 from accounts.recommend.models import Recommendation
 from accounts.records.services import record_save
 from accounts.services import api_token_create
-from accounts.trail.models import TrailItem
 from accounts.trail.services import trail_dismiss, trail_mark_read
 from digests.models import Ask
 from harvest.models import HarvestRun, Paper, Version
 from harvest.records import PaperRecord
 from tests import factories
+from tests.accounts.conftest import cards
 from tests.factories import pick, reading, run, source, store
 
 EXAMPLES_PER_OPERATION = 40
@@ -121,7 +121,7 @@ def member(library, settings, fake_llm) -> dict:
         ("filters", {"category": ["cs.CL"], "revised": "1"}),
     ):
         follow_create(user=user, kind=kind, value=value, name=f"{kind} follow")
-    items = list(TrailItem.objects.filter(user=user).order_by("pk").values_list("pk", flat=True))
+    items = sorted(card.paper_id for card in cards(user))
     assert len(items) >= 2
     trail_mark_read(user=user, item_ids=items[:1])
     trail_dismiss(user=user, item_id=items[-1])

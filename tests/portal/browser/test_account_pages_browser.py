@@ -17,7 +17,6 @@ from django.utils import timezone
 from accounts.follows.services import follow_create
 from accounts.models import User
 from accounts.records.services import record_save
-from accounts.trail.delivery import trail_catch_up_users
 from accounts.trail.matching import match_versions
 from harvest.models import Paper
 from tests import factories as f
@@ -79,7 +78,6 @@ def reader_session(request) -> str:
         at=timezone.now(),
     )
     match_versions(version_ids=stored.created_version_ids)
-    trail_catch_up_users()
     record_save(
         user=reader,
         paper=Paper.objects.get(arxiv_id="2611.00101"),

@@ -16,7 +16,6 @@ from django.utils import timezone
 
 from accounts.follows.services import follow_create
 from accounts.models import User
-from accounts.trail.delivery import trail_catch_up_users
 from accounts.trail.matching import match_versions
 from tests import factories as f
 from tests.portal.browser.conftest import browser_page, screenshot
@@ -41,7 +40,6 @@ def reader_session() -> str:
         at=timezone.now(),
     )
     match_versions(version_ids=stored.created_version_ids)
-    trail_catch_up_users()
     client = Client()
     client.force_login(reader)
     return client.cookies[settings.SESSION_COOKIE_NAME].value

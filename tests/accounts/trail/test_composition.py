@@ -1,6 +1,7 @@
 """A harvest's follows matched once per definition
-(accounts.trail.definition_matches) and each user's cards made from those
-matches by the workers' delivery (accounts.trail.delivery), never by a read."""
+(accounts.trail.definition_matches) and each reader's trail composed from
+those matches when read (accounts.trail.composition): nothing per reader is
+written at harvest time, and a read writes nothing."""
 
 from __future__ import annotations
 
@@ -8,7 +9,6 @@ from datetime import timedelta
 
 import psycopg
 import pytest
-from celery.signals import after_task_publish
 from django.db import connection
 from django.utils import timezone
 
@@ -16,18 +16,16 @@ from accounts.follows.definition import definition_key
 from accounts.follows.services import exclusion_create, follow_create, follow_update
 from accounts.models import User
 from accounts.trail.definition_matches import RETENTION_DAYS, prune_definition_matches
-from accounts.trail.delivery import reader_chunks, trail_catch_up
 from accounts.trail.lock import _LOCK_KEY
 from accounts.trail.matching import match_versions
-from accounts.trail.models import DefinitionMatch, TrailItem
+from accounts.trail.models import DefinitionMatch, ReaderMatch, TrailState
 from accounts.trail.selectors import trail_page, trail_unread_total
 from accounts.trail.services import trail_mark_read_papers
-from accounts.trail.tasks import deliver_trails, match_new_versions
 from harvest.models import Paper
 from harvest.search_index import index_pending_papers
 from harvest.services import paper_upsert_many
-from papertrail.celery import app
 from tests.accounts.conftest import ago, record
+from tests.accounts.conftest import cards as trail_cards
 
 pytestmark = pytest.mark.django_db
 
@@ -47,17 +45,12 @@ def harvest_only(*records, at=None):
     return match_versions(version_ids=result.created_version_ids)
 
 
-def deliver() -> None:
-    """What the workers do after a matching task: every active reader's delivery."""
-    for user_ids in reader_chunks():
-        deliver_trails(user_ids)
-
-
 def cards(user) -> list[tuple[str, int, str]]:
-    return sorted(TrailItem.objects.filter(user=user).values_list("paper__arxiv_id", "latest_version_number", "kind"))
+    arxiv_ids = dict(Paper.objects.values_list("id", "arxiv_id"))
+    return sorted((arxiv_ids[card.paper_id], card.version_number, card.kind) for card in trail_cards(user))
 
 
-def test_a_definition_followed_by_many_is_matched_once_and_reaches_each_trail_when_delivered():
+def test_a_definition_followed_by_many_is_matched_once_and_reaches_each_trail_at_once():
     users = readers(3)
     for user in users:
         follow(user, "category", {"code": "cs.LG"})
@@ -68,18 +61,12 @@ def test_a_definition_followed_by_many_is_matched_once_and_reaches_each_trail_wh
         (key, "2611.00001", True),
         (key, "2611.00002", False),
     ]
-    assert TrailItem.objects.count() == 0  # nothing per reader at harvest time
-    assert trail_unread_total(user=users[0]) == 0  # a read makes nothing
-    deliver()
-    newest = DefinitionMatch.objects.order_by("-id").values_list("id", flat=True)[0]
+    # Nothing per reader at harvest time, nor when read.
+    assert ReaderMatch.objects.count() == TrailState.objects.count() == 0
     for user in users:
         assert trail_unread_total(user=user) == 2
-        user.refresh_from_db()
-        assert user.trail_through == newest
         assert cards(user) == [("2611.00001", 1, "new"), ("2611.00002", 1, "new")]
-    # A second delivery finds nothing new to make.
-    assert trail_catch_up(user=users[0]).created == 0
-    assert TrailItem.objects.count() == 6
+    assert ReaderMatch.objects.count() == TrailState.objects.count() == 0
 
 
 def test_each_follow_of_a_shared_definition_keeps_its_own_switches_and_the_users_exclusions():
@@ -98,7 +85,6 @@ def test_each_follow_of_a_shared_definition_keeps_its_own_switches_and_the_users
         at=ago(days=1),
     )
     harvest_only(record("2611.00004", versions=3), at=ago(hours=1))
-    deliver()
     expected = {
         everything: ["2611.00001", "2611.00002", "2611.00003", "2611.00004"],
         primary_only: ["2611.00001", "2611.00003", "2611.00004"],
@@ -108,36 +94,35 @@ def test_each_follow_of_a_shared_definition_keeps_its_own_switches_and_the_users
     }
     for user, papers in expected.items():
         assert [e.paper.arxiv_id for e in reversed(trail_page(user=user).entries)] == papers, user.username
-    # Two harvests before the delivery: one card at the newest version; the
-    # follow without revisions took only the paper's arrival.
+    # One card at the newest version each follow admitted, whenever it is
+    # read: the follow without revisions took only the paper's arrival (v2,
+    # which came with v1), not the revision to v3.
     assert ("2611.00004", 3, "new") in cards(everything)
-    (item,) = TrailItem.objects.filter(user=new_only, paper__arxiv_id="2611.00004")
-    assert [m.version_number for m in item.matches.all()] == [3]
+    (item,) = [e for e in trail_page(user=new_only).entries if e.paper.arxiv_id == "2611.00004"]
+    assert [m.version_number for m in item.matches] == [2]
 
 
-def test_the_trail_page_shows_what_the_delivery_made_and_makes_nothing_itself(client):
+def test_the_trail_page_shows_a_harvest_as_soon_as_it_is_matched_and_writes_nothing(client):
     (user,) = readers(1)
     follow(user, "category", {"code": "cs.LG"})
     client.force_login(user)
-    harvest_only(record("2611.00001", title="Sparse attention for everyone"))
     assert "Sparse attention for everyone" not in client.get("/trail/").content.decode()
-    assert TrailItem.objects.filter(user=user).count() == 0
-    deliver()
+    harvest_only(record("2611.00001", title="Sparse attention for everyone"))
     response = client.get("/trail/")
     assert response.status_code == 200
     assert "Sparse attention for everyone" in response.content.decode()
+    assert ReaderMatch.objects.count() == TrailState.objects.count() == 0
 
 
 def test_a_follow_made_after_a_harvest_takes_it_once_through_its_back_fill():
     earlier, user = readers(2)
     follow(earlier, "category", {"code": "cs.LG"})
     harvest_only(record("2611.00001"), at=ago(days=2))
-    follow(user, "category", {"code": "cs.LG"})
-    user.refresh_from_db()
-    assert user.trail_through == DefinitionMatch.objects.order_by("-id").values_list("id", flat=True)[0]
+    followed = follow(user, "category", {"code": "cs.LG"})
+    followed.refresh_from_db()
+    assert followed.matched_after == DefinitionMatch.objects.order_by("-id").values_list("id", flat=True)[0]
     assert cards(user) == [("2611.00001", 1, "new")]
     harvest_only(record("2611.00001", versions=2), at=ago(hours=1))
-    deliver()
     assert trail_unread_total(user=user) == 1
     assert cards(user) == [("2611.00001", 2, "new")]
 
@@ -149,14 +134,14 @@ def test_an_edit_applies_the_matches_recorded_before_it_under_the_old_follow():
     # Before the trail is read, cross-lists are turned off: the cross-listed
     # paper was matched under the old follow; the back-fill no longer takes it.
     follow_update(follow=followed, include_cross_lists=False)
-    user.refresh_from_db()
-    assert user.trail_through > 0
+    followed.refresh_from_db()
+    assert followed.matched_after > 0
     assert cards(user) == []
     assert trail_unread_total(user=user) == 0
 
 
 @pytest.mark.django_db(transaction=True)  # the writers' lock is a transaction's: each step commits
-def test_a_read_does_not_wait_while_the_matches_are_being_written_and_the_delivery_comes_after():
+def test_a_read_does_not_wait_while_the_matches_are_being_written():
     (user,) = readers(1)
     follow(user, "category", {"code": "cs.LG"})
     harvest_only(record("2611.00001"))
@@ -167,14 +152,11 @@ def test_a_read_does_not_wait_while_the_matches_are_being_written_and_the_delive
     )  # fmt: skip
     try:
         assert other.execute("SELECT pg_try_advisory_lock(%s)", [_LOCK_KEY]).fetchone()[0]
-        assert trail_unread_total(user=user) == 0  # served as it was, at once
-        assert trail_catch_up(user=user, wait=False).created == 0  # a delivery asked not to wait
+        assert trail_unread_total(user=user) == 1  # served at once, the writers' lock held elsewhere
+        assert [e.paper.arxiv_id for e in trail_page(user=user).entries] == ["2611.00001"]
         other.execute("SELECT pg_advisory_unlock(%s)", [_LOCK_KEY])
     finally:
         other.close()
-    assert trail_unread_total(user=user) == 0
-    deliver()
-    assert trail_unread_total(user=user) == 1
 
 
 def test_matches_past_the_retention_are_dropped():
@@ -188,7 +170,7 @@ def test_matches_past_the_retention_are_dropped():
     assert list(DefinitionMatch.objects.values_list("paper__arxiv_id", flat=True)) == ["2611.00002"]
 
 
-def test_a_paper_opened_before_its_card_was_made_is_read_when_the_card_is_made():
+def test_a_paper_opened_from_the_library_reads_its_card():
     (user,) = readers(1)
     follow(user, "category", {"code": "cs.LG"})
     harvest_only(record("2611.00001"), record("2611.00002"))
@@ -198,32 +180,12 @@ def test_a_paper_opened_before_its_card_was_made_is_read_when_the_card_is_made()
     assert [e.paper.arxiv_id for e in trail_page(user=user, unread_only=True).entries] == ["2611.00002"]
 
 
-def test_active_and_alert_readers_trails_are_queued_after_the_matching_and_a_dormant_one_is_made_at_sign_in(client):
-    alert, active, dormant = readers(3)
+def test_a_reader_away_for_months_finds_the_last_harvest_at_once(client):
+    (dormant,) = readers(1)
     long_ago = timezone.now() - timedelta(days=90)
-    User.objects.filter(pk__in=[alert.pk, dormant.pk]).update(date_joined=long_ago, last_login=long_ago)
-    follow(alert, "category", {"code": "cs.LG"}, delivery="daily")
-    follow(active, "category", {"code": "cs.LG"})
     follow(dormant, "category", {"code": "cs.LG"})
-    stored = paper_upsert_many(records=[record("2611.00001")], now=ago(minutes=5))
-    index_pending_papers()
-    sent: list[dict] = []
-
-    def published(sender=None, headers=None, body=None, **kwargs) -> None:
-        sent.append({"task": headers["task"], "args": list(body[0])})
-
-    after_task_publish.connect(published, weak=False)
-    try:
-        match_new_versions(stored.created_version_ids)
-    finally:
-        after_task_publish.disconnect(published)
-        with app.connection_for_write() as conn:
-            conn.default_channel.queue_purge("default")
-    assert sent == [{"task": "accounts.deliver_trails", "args": [[alert.pk, active.pk]]}]
-    deliver_trails(*sent[0]["args"])
-    assert cards(alert) == [("2611.00001", 1, "new")]
-    assert cards(active) == [("2611.00001", 1, "new")]
-    assert cards(dormant) == []
+    User.objects.filter(pk=dormant.pk).update(date_joined=long_ago, last_login=long_ago)
+    harvest_only(record("2611.00001"))
     dormant.set_password("pw")
     dormant.save()
     assert client.login(username=dormant.username, password="pw")

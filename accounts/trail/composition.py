@@ -1,0 +1,399 @@
+"""A reader's trail, composed when it is read: the matches of the definitions
+they follow (each follow's since it began, under its own rules) and their own
+matches (back-fills, saved papers' revisions), grouped into one card per
+paper, less what exclusions and dismissals take out, read or unread by the
+reader's marks. Nothing here writes.
+
+Card rules: a card shows its paper at the newest version any of the reader's
+matches reached, placed at that version's time. It is unread while that
+version is newer than the one the reader read (explicitly, or under their
+"read up to here" mark as the card stood when they marked), so a read card
+reopens only for a newer version and otherwise only gains the reason. An
+unread card gives the follows that matched what the reader has not read; a
+read one every follow that matched it. A dismissed card stays out, with its
+revisions, until undone.
+
+A page is composed a time window at a time, newest first, widening until it
+is full, so its cost is that of the cards it looks at, not of the trail
+(docs/decisions.md, "The trail composed when read")."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+
+from django.db import connection
+from django.utils import timezone
+
+from accounts.follows.definition import FollowDefinition
+from accounts.follows.matching import NEW, REVISION, FollowRules
+from accounts.follows.models import Exclusion, Follow
+from accounts.trail.models import DefinitionMatch, ReaderMatch, TrailReadMark, TrailState
+
+# A page reads the last two days first (a busy reader's day fills it), then the
+# rest of the trail at once (a quiet reader's whole month is small).
+FIRST_WINDOW = timedelta(days=2)
+LAST_PAPER = 2**63 - 1
+
+
+@dataclass(frozen=True, slots=True)
+class ReaderFollow:
+    id: int
+    name: str
+    kind: str
+    after: int
+    rules: FollowRules
+
+
+@dataclass
+class Reader:
+    """What composing one reader's trail needs, read once (three small queries)."""
+
+    user_id: int
+    follows: dict[int, list[ReaderFollow]]  # by definition key
+    exclusions: frozenset[int]
+    mark: TrailReadMark | None
+
+    @classmethod
+    def of(cls, user_id: int) -> Reader:
+        shared = _shared_readers.get()
+        if shared is not None and user_id in shared:
+            return shared[user_id]
+        reader = cls._read(user_id)
+        if shared is not None:
+            shared[user_id] = reader
+        return reader
+
+    @classmethod
+    def _read(cls, user_id: int) -> Reader:
+        follows: dict[int, list[ReaderFollow]] = defaultdict(list)
+        fields = ("id", "name", "kind", "compiled", "matched_after", "include_cross_lists", "include_revisions")
+        rows = Follow.objects.filter(user_id=user_id, muted=False).values_list(*fields, "rejected_paper_ids")
+        for follow_id, name, kind, compiled, after, cross, revisions, rejected in rows:
+            key = FollowDefinition.stored(kind, compiled).key
+            follows[key].append(ReaderFollow(follow_id, name, kind, after, FollowRules.of(cross, revisions, rejected)))
+        exclusions = frozenset(
+            FollowDefinition.of_exclusion(kind, compiled).key
+            for kind, compiled in Exclusion.objects.filter(user_id=user_id).values_list("kind", "compiled")
+        )
+        return cls(user_id, dict(follows), exclusions, TrailReadMark.objects.filter(user_id=user_id).first())
+
+    @property
+    def follow_ids(self) -> set[int]:
+        return {follow.id for follows in self.follows.values() for follow in follows}
+
+    def keys_of(self, follow_id: int | None) -> list[int]:
+        if follow_id is None:
+            return list(self.follows)
+        return [key for key, follows in self.follows.items() if any(f.id == follow_id for f in follows)]
+
+    def follow(self, follow_id: int) -> ReaderFollow | None:
+        for follows in self.follows.values():
+            for follow in follows:
+                if follow.id == follow_id:
+                    return follow
+        return None
+
+
+# Within a request, one Reader per user: a page and its navigation's count read
+# the follows, exclusions and mark once. Any change to them forgets them all.
+_shared_readers: ContextVar[dict[int, Reader] | None] = ContextVar("trail_readers", default=None)
+
+
+@contextmanager
+def readers_shared() -> Iterator[None]:
+    token = _shared_readers.set({})
+    try:
+        yield
+    finally:
+        _shared_readers.reset(token)
+
+
+def forget_readers() -> None:
+    """A reader's follows, exclusions or mark changed: read them again."""
+    shared = _shared_readers.get()
+    if shared is not None:
+        shared.clear()
+
+
+@dataclass(frozen=True, slots=True)
+class Match:
+    """One of the reader's matches: a definition's (source "d") or their own ("r")."""
+
+    follow_id: int | None
+    paper_id: int
+    version_id: int
+    number: int
+    kind: str
+    event_at: datetime
+    recorded_at: datetime
+    source: str
+    source_id: int
+
+
+@dataclass
+class Card:
+    paper_id: int
+    version_id: int
+    version_number: int
+    event_at: datetime
+    kind: str
+    unread: bool
+    dismissed: bool
+    reasons: list[Match] = field(default_factory=list)  # one per follow (None: the research record)
+
+    @property
+    def place(self) -> tuple[datetime, int]:
+        return (self.event_at, self.paper_id)
+
+    @property
+    def follow_ids(self) -> set[int]:
+        return {match.follow_id for match in self.reasons if match.follow_id is not None}
+
+
+@dataclass(frozen=True)
+class Where:
+    """Which matches to read: a window of event times, these papers only (or
+    all but the window), and (`fresh`) only those that can make a card unread
+    past the reader's mark. One SQL condition, the same for both tables."""
+
+    lo: datetime | None = None
+    hi: datetime | None = None
+    papers: tuple[int, ...] | None = None
+    outside: bool = False
+    fresh: TrailReadMark | None = None
+
+    def sql(self) -> tuple[str, list]:
+        parts, params = [], []
+        window, window_params = [], []
+        if self.lo is not None:
+            window.append("event_at >= %s")
+            window_params.append(self.lo)
+        if self.hi is not None:
+            window.append("event_at < %s")
+            window_params.append(self.hi)
+        if window:
+            clause = " AND ".join(window)
+            parts.append(f"NOT ({clause})" if self.outside else clause)
+            params += window_params
+        if self.papers is not None:
+            parts.append(f"paper_id IN ({', '.join(['%s'] * len(self.papers))})")
+            params += self.papers
+        if self.fresh is not None:
+            parts.append("(event_at >= %s OR created_at > %s)")
+            params += [self.fresh.up_to, self.fresh.marked_at]
+        return " AND ".join(parts) or "1 = 1", params
+
+
+_COLUMNS = "paper_id, version_id, version_number, kind, event_at"
+
+
+def _matches(reader: Reader, keys: Iterable[int], where: Where, *, follow_id: int | None = None) -> list[Match]:
+    """The reader's matches among the definition matches of `keys` and their
+    own matches, under `where`, each follow's rules applied: one query."""
+    keys = list(keys)
+    condition, params = where.sql()
+    parts, arguments = [], []
+    if keys:
+        parts.append(
+            f"SELECT 'd', id, definition, {_COLUMNS}, is_primary, created_at FROM accounts_definitionmatch "  # noqa: S608
+            f"WHERE definition IN ({', '.join(['%s'] * len(keys))}) AND {condition}"
+        )
+        arguments += [*keys, *params]
+    own = "user_id = %s" + (" AND follow_id = %s" if follow_id is not None else "")
+    parts.append(
+        f"SELECT 'r', id, follow_id, {_COLUMNS}, TRUE, created_at FROM accounts_readermatch "  # noqa: S608
+        f"WHERE {own} AND {condition}"
+    )
+    arguments += [reader.user_id, *([follow_id] if follow_id is not None else []), *params]
+    with connection.cursor() as cursor:
+        cursor.execute(" UNION ALL ".join(parts), arguments)
+        rows = cursor.fetchall()
+    live = reader.follow_ids
+    found: list[Match] = []
+    for source, row_id, owner, paper_id, version_id, number, kind, at, primary, recorded in rows:
+        at, recorded = _aware(at), _aware(recorded)
+        if source == "r":
+            if owner is None or owner in live:
+                found.append(Match(owner, paper_id, version_id, number, kind, at, recorded, "r", row_id))
+            continue
+        for follow in reader.follows.get(owner, ()):
+            if follow_id is not None and follow.id != follow_id:
+                continue
+            if row_id > follow.after and follow.rules.admits(paper_id=paper_id, event_kind=kind, primary=bool(primary)):
+                found.append(Match(follow.id, paper_id, version_id, number, kind, at, recorded, "d", row_id))
+    return found
+
+
+def _aware(value: datetime | str) -> datetime:
+    """A timestamp as the ORM would give it (SQLite's cursor hands back text)."""
+    if isinstance(value, str):
+        value = datetime.fromisoformat(value)
+    return value if timezone.is_aware(value) else timezone.make_aware(value, UTC)
+
+
+def compose_papers(reader: Reader, paper_ids: Iterable[int], *, known: list[Match] | None = None) -> dict[int, Card]:
+    """The cards of these papers (those the reader has): every match of each
+    read (or, `known`, those already read plus the rest)."""
+    papers = sorted(set(paper_ids))
+    if not papers:
+        return {}
+    matches = known if known is not None else _matches(reader, reader.follows, Where(papers=tuple(papers)))
+    excluded: set[int] = set()
+    if reader.exclusions:
+        excluded = set(
+            DefinitionMatch.objects.filter(paper_id__in=papers, definition__in=list(reader.exclusions)).values_list(
+                "paper_id", flat=True
+            )
+        )
+    states = {state.paper_id: state for state in TrailState.objects.filter(user_id=reader.user_id, paper_id__in=papers)}
+    by_paper: dict[int, list[Match]] = defaultdict(list)
+    for match in matches:
+        if match.paper_id not in excluded:
+            by_paper[match.paper_id].append(match)
+    cards = {}
+    for paper_id, paper_matches in by_paper.items():
+        card = _card(reader, paper_id, paper_matches, states.get(paper_id))
+        if card is not None:
+            cards[paper_id] = card
+    return cards
+
+
+def _card(reader: Reader, paper_id: int, matches: list[Match], state: TrailState | None) -> Card | None:
+    if state is not None and state.excluded:
+        return None
+    if state is not None and state.dismissed_at is not None and (state.dismissed or state.undismissed_at):
+        # A dismissed card takes nothing new, and what came while it was dismissed stays out once undone.
+        until = None if state.dismissed else state.undismissed_at
+        matches = [m for m in matches if m.recorded_at <= state.dismissed_at or (until and m.recorded_at > until)]
+        if not matches:
+            return None
+    latest = max(matches, key=lambda m: (m.number, m.event_at))
+    seen = state.read_version if state is not None else 0
+    mark = reader.mark
+    if mark is not None and seen < latest.number:
+        marked = [m for m in matches if m.recorded_at <= mark.marked_at]
+        if marked:
+            then = max(marked, key=lambda m: (m.number, m.event_at))
+            if (then.event_at, paper_id) <= (mark.up_to, mark.up_to_paper):
+                seen = max(seen, then.number)
+    dismissed = state is not None and state.dismissed
+    unread = not dismissed and latest.number > seen
+    shown = [m for m in matches if m.number > seen] if unread else matches
+    reasons: dict[int | None, Match] = {}
+    for match in shown:
+        known = reasons.get(match.follow_id)
+        if known is None or (match.number, match.event_at) > (known.number, known.event_at):
+            reasons[match.follow_id] = match
+    return Card(
+        paper_id=paper_id,
+        version_id=latest.version_id,
+        version_number=latest.number,
+        event_at=latest.event_at,
+        kind=NEW if any(m.kind == NEW for m in shown) else REVISION,
+        unread=unread,
+        dismissed=dismissed,
+        reasons=sorted(reasons.values(), key=lambda m: (m.follow_id is None, m.follow_id or 0)),
+    )
+
+
+@dataclass(frozen=True)
+class CardFilter:
+    follow_id: int | None = None
+    kind: str | None = None
+    unread_only: bool = False
+    dismissed: bool = False  # also the dismissed cards (the export, the admin)
+
+    def admits(self, card: Card) -> bool:
+        if card.dismissed and not self.dismissed:
+            return False
+        if self.unread_only and not card.unread:
+            return False
+        if self.kind and card.kind != self.kind:
+            return False
+        return self.follow_id is None or self.follow_id in card.follow_ids
+
+
+def window_cards(reader: Reader, lo: datetime | None, hi: datetime | None, where: CardFilter) -> list[Card]:
+    """The cards placed in [lo, hi) under the filter, newest first."""
+    return _window_cards(reader, lo, hi, where)[0]
+
+
+def _window_cards(
+    reader: Reader, lo: datetime | None, hi: datetime | None, where: CardFilter, *, above: set[int] | None = None
+) -> tuple[list[Card], set[int]]:
+    """window_cards, and the papers with a match in the window. `above`: the
+    papers with a match at or after `hi`, when the caller knows them all (its
+    own window above this one), so that their cards are not read again."""
+    keys = reader.keys_of(where.follow_id)
+    if where.follow_id is not None and reader.follow(where.follow_id) is None:
+        return [], set()
+    fresh = reader.mark if where.unread_only else None
+    found = _matches(reader, keys, Where(lo=lo, hi=hi, fresh=fresh), follow_id=where.follow_id)
+    if above:
+        found = [match for match in found if match.paper_id not in above]
+    papers = tuple(sorted({match.paper_id for match in found}))
+    if not papers:
+        return [], set()
+    if _narrowed(reader, where):
+        # The window's matches of one follow, or since the mark, are not the
+        # whole card: every match of its paper is read.
+        cards = compose_papers(reader, papers)
+    else:
+        # The window's matches are all of theirs in it; the papers' others are
+        # older ones (and, unless `above` says there are none, newer ones).
+        older = Where(hi=lo, papers=papers) if lo is not None else None
+        newer = Where(lo=hi, papers=papers) if hi is not None and above is None else None
+        more = [m for part in (older, newer) if part is not None for m in _matches(reader, reader.follows, part)]
+        cards = compose_papers(reader, papers, known=found + more)
+    chosen = [
+        card
+        for card in cards.values()
+        if (lo is None or card.event_at >= lo) and (hi is None or card.event_at < hi) and where.admits(card)
+    ]
+    return sorted(chosen, key=lambda card: card.place, reverse=True), set(papers)
+
+
+def cards_page(
+    reader: Reader, where: CardFilter, *, before: tuple[datetime, int] | None = None, size: int = 20
+) -> list[Card]:
+    """Up to `size` cards placed before `before` (event time, then paper),
+    newest first: the last two days before it, then, if that was not enough,
+    everything older."""
+    hi = before[0] + timedelta(microseconds=1) if before else None
+    lo = (hi or timezone.now()) - FIRST_WINDOW
+    first, papers = _window_cards(reader, lo, hi, where)
+    collected = [card for card in first if before is None or card.place < before]
+    if len(collected) < size:
+        # With the first window open above and read whole, its papers are every
+        # paper with a match at or after `lo`.
+        above = papers if hi is None and not _narrowed(reader, where) else None
+        collected += _window_cards(reader, None, lo, where, above=above)[0]
+    return collected[:size]
+
+
+def _narrowed(reader: Reader, where: CardFilter) -> bool:
+    return where.follow_id is not None or (where.unread_only and reader.mark is not None)
+
+
+def all_cards(reader: Reader, where: CardFilter) -> list[Card]:
+    """Every card under the filter, newest first (the counts, the export)."""
+    return window_cards(reader, None, None, where)
+
+
+def follow_reason_rows(cards: list[Card]) -> dict[tuple[str, int], dict]:
+    """The stored reason of each match these cards show."""
+    wanted: dict[str, set[int]] = defaultdict(set)
+    for card in cards:
+        for match in card.reasons:
+            wanted[match.source].add(match.source_id)
+    found: dict[tuple[str, int], dict] = {}
+    for source, model in (("d", DefinitionMatch), ("r", ReaderMatch)):
+        if wanted[source]:
+            for row_id, reason in model.objects.filter(id__in=sorted(wanted[source])).values_list("id", "reason"):
+                found[(source, row_id)] = reason
+    return found
