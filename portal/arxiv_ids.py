@@ -56,20 +56,34 @@ class PaperNotFound(Exception):
         self.malformed = malformed
 
 
-def requested_paper(arxiv_id: str) -> tuple[PaperDetail, int | None]:
-    """The paper an URL names, with the version it asks for (None: the latest)."""
+def _split(arxiv_id: str) -> tuple[str, int | None]:
     try:
-        base_id, version = split_arxiv_id(arxiv_id)
+        return split_arxiv_id(arxiv_id)
     except MalformedRecord:
         raise PaperNotFound(
             _("Not an arXiv identifier such as 2611.13545 or hep-th/9901001."), malformed=True
         ) from None
+
+
+def requested_paper(arxiv_id: str) -> tuple[PaperDetail, int | None]:
+    """The paper an URL names, with the version it asks for (None: the latest)."""
+    base_id, version = _split(arxiv_id)
     detail = paper_detail(arxiv_id=base_id)
     if detail is None:
         raise PaperNotFound(_("This paper is not in the library."))
     if version is not None and version not in {v.number for v in detail.versions}:
         raise PaperNotFound(_("This version of the paper is not in the library."))
     return detail, version
+
+
+def paper_named(arxiv_id: str) -> Paper:
+    """The paper an URL names (a version suffix set aside), one row without
+    the versions and readings its page shows: for a write about the paper."""
+    base_id, _version = _split(arxiv_id)
+    paper = Paper.objects.filter(arxiv_id=base_id).first()
+    if paper is None:
+        raise PaperNotFound(_("This paper is not in the library."))
+    return paper
 
 
 @dataclass(frozen=True)

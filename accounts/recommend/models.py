@@ -56,7 +56,7 @@ class Recommendation(models.Model):
     """A scored paper for a user (and a tag's model, when `tag` is set), with
     why: `reasons` holds the closest saved papers and the weightiest terms.
     `event_at` is when the paper's latest version arrived here (the window);
-    `seen_at` when the user opened it from the recommendations."""
+    `seen_at` when the user opened the paper's page."""
 
     user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+", db_index=False)
     paper = models.ForeignKey("harvest.Paper", on_delete=models.CASCADE, related_name="+", db_index=False)

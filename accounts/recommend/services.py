@@ -1,6 +1,7 @@
 """Writes around recommendations: the debounced retraining after a record
-changes, "not interested", "save" (through accounts.records), opening one,
-and thumbs up / down on any paper (rating_set, rating_clear)."""
+changes, "not interested", "save" (through accounts.records), a paper's page
+opened (the record, the trail and the recommendations told at once), and
+thumbs up / down on any paper (rating_set, rating_clear)."""
 
 from __future__ import annotations
 
@@ -12,7 +13,8 @@ from accounts.models import User
 from accounts.recommend import tasks
 from accounts.recommend.debounce import retrain_claim
 from accounts.recommend.models import NotInterested, Rating, Recommendation, RecommenderProfile
-from accounts.records.services import record_save
+from accounts.records.services import record_opened, record_save
+from accounts.trail.services import trail_mark_read_papers
 from harvest.models import Paper
 
 # The API's and the pages' words for a rating's stored value.
@@ -46,11 +48,15 @@ def recommendation_save(*, user: User, recommendation: Recommendation):
     return record
 
 
-def recommendation_open(*, user: User, recommendation: Recommendation) -> None:
-    """Opened: seen, so it leaves the tab."""
-    Recommendation.objects.filter(user=user, paper_id=recommendation.paper_id, seen_at__isnull=True).update(
-        seen_at=timezone.now()
-    )
+@transaction.atomic
+def paper_opened(*, user: User, paper: Paper) -> None:
+    """The reader opened the paper's page (its POST once loaded; the page's
+    GET writes nothing): the record's last read version is the latest, the
+    paper's trail cards are read, and its recommendations are seen, so they
+    leave the tab. Opening it again changes nothing."""
+    record_opened(user=user, paper=paper)
+    trail_mark_read_papers(user=user, paper_ids=[paper.pk])
+    Recommendation.objects.filter(user=user, paper=paper, seen_at__isnull=True).update(seen_at=timezone.now())
 
 
 def recommender_set_per_tag(*, user: User, per_tag: bool) -> RecommenderProfile:

@@ -1,21 +1,25 @@
-"""`/papers/` library and `/papers/<arXiv id>/` paper pages."""
+"""`/papers/` library and `/papers/<arXiv id>/` paper pages, and the paper
+page's POST once it has loaded (`/papers/<arXiv id>/opened/`), which records
+that a signed-in reader opened it."""
 
 from __future__ import annotations
 
 from django.conf import settings
+from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.utils.cache import add_never_cache_headers
 from django.utils.translation import gettext as _
-from django.views.decorators.http import require_GET
+from django.views.decorators.http import require_GET, require_POST
 
+from accounts.recommend.services import paper_opened
 from accounts.records.selectors import record_get
-from accounts.records.services import record_opened
+from accounts.trail.selectors import trail_unread_total
 from harvest.filters import MODE_CHOICES, SORT_CHOICES, SORT_POPULAR, PaperFilterSet
 from harvest.models import Author
 from harvest.search_syntax import looks_like_a_name
 from harvest.selectors import version_change
-from portal.arxiv_ids import PaperNotFound, identifier_in, identifier_lookup, requested_paper
+from portal.arxiv_ids import PaperNotFound, identifier_in, identifier_lookup, paper_named, requested_paper
 from portal.forms import saved_filters_query
 from portal.pagination import CursorError, bounded_count, keyset_page
 from portal.selectors import attach_ratings, attach_records, paper_cards, similar_paper_cards
@@ -131,9 +135,10 @@ def paper_page(request: HttpRequest, arxiv_id: str) -> HttpResponse:
 
 
 def _owner_record(request: HttpRequest, detail) -> dict:
-    """The signed-in reader's own record of the paper (nobody else's), what
-    changed since the version they last read (or since `?since=N`), and the
-    opening itself: the latest version is now the one they read."""
+    """The signed-in reader's own record of the paper (nobody else's) and what
+    changed since the version they last read (or since `?since=N`). The page
+    shows the record as opened, at the latest version; the page's own POST
+    once loaded (`paper_opened_view`) stores that, since a GET writes nothing."""
     if not request.user.is_authenticated:
         return {"record_controls": controls_context(request, detail.paper, None, full=True)}
     paper = detail.paper
@@ -146,6 +151,32 @@ def _owner_record(request: HttpRequest, detail) -> dict:
     by_number = {v.number: v for v in detail.versions}
     if since and since < paper.latest_version and since in by_number and paper.latest_version in by_number:
         context["since_change"] = version_change(by_number[since], by_number[paper.latest_version])
-    record_opened(user=request.user, paper=paper)
-    record.last_read_version = paper.latest_version
+    record.last_read_version = paper.latest_version  # shown as opened; paper_opened_view stores it
     return context
+
+
+@login_required
+@require_POST
+def paper_opened_view(request: HttpRequest, arxiv_id: str) -> HttpResponse:
+    """The paper page, loaded by a signed-in reader, says so: the record's
+    last read version, the paper's trail cards read, its recommendations seen
+    (opening a card or a recommendation only redirects here). `version` is the
+    latest version the page showed; when a newer one has arrived since, nothing
+    is marked, so that its revision stays unread. Answers with the navigation's
+    trail link and its unread count now, which htmx swaps in."""
+    try:
+        paper = paper_named(arxiv_id)
+    except PaperNotFound as exc:
+        raise Http404(exc.message) from None
+    shown = request.POST.get("version", "")
+    if not shown.isdecimal() or len(shown) > 4:
+        return _plain(_("version: give the version the page showed."), status=400)
+    if int(shown) != paper.latest_version:
+        return _plain(_("A newer version of this paper has arrived since the page was loaded: reload it."), status=409)
+    paper_opened(user=request.user, paper=paper)
+    context = {"unread": trail_unread_total(user=request.user), "oob": True}
+    return render(request, "portal/_nav_trail_link.html", context)
+
+
+def _plain(message: str, *, status: int) -> HttpResponse:
+    return HttpResponse(message, status=status, content_type="text/plain; charset=utf-8")

@@ -19,7 +19,6 @@ from accounts.recommend.selectors import recommendation_get, recommendations_for
 from accounts.recommend.services import (
     MAX_DESCRIPTION,
     recommendation_not_interested,
-    recommendation_open,
     recommendation_save,
     recommender_set_description,
     recommender_set_per_tag,
@@ -65,9 +64,9 @@ def _own(request: HttpRequest, recommendation_id: int) -> Recommendation:
 @login_required
 @require_GET
 def recommendation_open_view(request: HttpRequest, recommendation_id: int) -> HttpResponse:
-    """Opening a recommendation marks it seen and goes to its paper."""
+    """Opening a recommendation goes to its paper, whose page's own POST once
+    loaded marks it seen (a GET writes nothing)."""
     found = _own(request, recommendation_id)
-    recommendation_open(user=request.user, recommendation=found)
     return redirect("portal:paper_detail", found.paper.arxiv_id)
 
 

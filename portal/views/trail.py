@@ -145,10 +145,10 @@ def _back(request: HttpRequest) -> HttpResponse:
 @login_required
 @require_GET
 def trail_open(request: HttpRequest, item_id: int) -> HttpResponse:
-    """Opening a paper from the trail reads its card. A GET, so that the link
-    also works opened in a new tab; marking read again changes nothing."""
+    """Opening a paper from the trail: to the card's version on the paper's
+    page, whose own POST once loaded reads the paper's cards (a GET writes
+    nothing). The trail's "open" links lead here, and links once copied still work."""
     item = _own_item(request, item_id)
-    trail_mark_read(user=request.user, item_ids=[item.item_id])
     url = reverse("portal:paper_detail", args=[item.paper.arxiv_id])
     return redirect(f"{url}#v{item.version.number if item.version else 1}")
 

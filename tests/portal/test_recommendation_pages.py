@@ -70,6 +70,10 @@ def test_the_tab_lists_papers_with_why_and_the_marks_work(reader, recommended, d
     assert Record.objects.filter(user=reader, paper_id=rows[1].paper_id).exists()
     opened = client.get(reverse("portal:recommendation_open", args=[rows[2].pk]))
     assert opened.status_code == 302 and opened.url == reverse("portal:paper_detail", args=[rows[2].paper.arxiv_id])
+    # The redirect writes nothing; the paper page's own POST marks it seen.
+    assert f'data-recommendation="{rows[2].pk}"' in client.get(reverse("portal:trail_recommended")).content.decode()
+    opened_url = reverse("portal:paper_opened", args=[rows[2].paper.arxiv_id])
+    assert client.post(opened_url, {"version": rows[2].paper.latest_version}).status_code == 200
     body = client.get(reverse("portal:trail_recommended")).content.decode()
     for row in rows[:3]:
         assert f'data-recommendation="{row.pk}"' not in body

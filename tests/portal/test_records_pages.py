@@ -97,6 +97,8 @@ def test_the_paper_page_shows_the_owners_record_and_note_and_nobody_elses(reader
     html = reader_client.get("/papers/2611.30000/").content.decode()
     assert "<strong>key</strong> idea $x_1$ &lt;script&gt;" in html and 'class="note-rendered tex"' in html
     assert "their private note" not in html and "theirs" not in html
+    assert Record.objects.get(user=reader).last_read_version is None  # the GET writes nothing
+    reader_client.post("/papers/2611.30000/opened/", {"version": "1"})  # the page's own POST once loaded
     assert Record.objects.get(user=reader).last_read_version == 1
     # Opened but still "to read": no "you last read" until the reader says they read it.
     html = reader_client.get("/papers/2611.30000/").content.decode()
@@ -111,7 +113,7 @@ def test_the_paper_page_shows_what_changed_since_the_version_read_then_clears_th
     reader_client, reader, library
 ):
     record_save(user=reader, paper=paper("2611.30000"))
-    reader_client.get("/papers/2611.30000/")
+    reader_client.post("/papers/2611.30000/opened/", {"version": "1"})
     f.store(
         f.record("2611.30000", title="Sparse attention, revised", versions=2, categories=["cs.CL"]), at=timezone.now()
     )
@@ -121,6 +123,9 @@ def test_the_paper_page_shows_what_changed_since_the_version_read_then_clears_th
     assert "修订 · v2" in trail and 'data-reason="record"' in trail and "?since=1#since-read" in trail
     html = reader_client.get("/papers/2611.30000/").content.decode()
     assert 'id="since-read" data-since="1"' in html and "revised</ins>" in html.split('id="since-read"')[1]
+    card = card_of(reader, "2611.30000")
+    assert card.unread and Record.objects.get(user=reader).last_read_version == 1  # the GET writes nothing
+    assert reader_client.post("/papers/2611.30000/opened/", {"version": "2"}).status_code == 200
     card = card_of(reader, "2611.30000")
     assert not card.unread and Record.objects.get(user=reader).last_read_version == 2
     assert 'id="since-read"' not in reader_client.get("/papers/2611.30000/").content.decode()

@@ -170,12 +170,21 @@ def test_not_this_person_takes_the_author_reason_off_the_card(reader_client, tra
     assert Follow.objects.get(pk=trail["ada"].pk).rejected_paper_ids == [item.paper_id]
 
 
-def test_opening_a_paper_marks_its_card_read(reader_client, trail, reader):
+def test_opening_a_paper_goes_to_its_page_whose_post_marks_its_card_read(reader_client, trail, reader):
     item = card_of(reader, "2611.00001")
     response = reader_client.get(f"/trail/{item.paper_id}/open/")
     assert response.status_code == 302 and response["Location"] == "/papers/2611.00001/#v2"
+    assert card_of(reader, "2611.00001").unread  # the GET only redirects
+    page = reader_client.get("/papers/2611.00001/").content.decode()
+    assert 'hx-post="/papers/2611.00001/opened/" hx-trigger="load"' in page
+    assert 'name="version" value="2"' in page
+    opened = reader_client.post("/papers/2611.00001/opened/", {"version": "2"})
+    assert opened.status_code == 200
     item = card_of(reader, "2611.00001")
     assert not item.unread
+    # The navigation's trail link comes back with the count now (two unread cards left).
+    assert 'id="nav-trail" href="/trail/" hx-swap-oob="true">足迹' in opened.content.decode()
+    assert '<span class="nav-count"' in opened.content.decode() and ">2</span>" in opened.content.decode()
 
 
 def test_every_item_route_is_the_owners_only(reader_client, other_client, trail, reader):

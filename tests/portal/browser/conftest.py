@@ -57,14 +57,19 @@ class Watch:
 
 
 @contextmanager
-def browser_page(*, viewport: dict | None = None, locale: str = "zh-CN") -> Iterator[tuple[object, Watch]]:
-    """A page in a fresh chromium; a Chinese-language browser unless `locale` says otherwise."""
+def browser_page(
+    *, viewport: dict | None = None, locale: str = "zh-CN", javascript: bool = True
+) -> Iterator[tuple[object, Watch]]:
+    """A page in a fresh chromium; a Chinese-language browser unless `locale`
+    says otherwise, running scripts unless `javascript` is False."""
     from playwright.sync_api import sync_playwright
 
     watch = Watch()
     with sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        context = browser.new_context(viewport=viewport or {"width": 1280, "height": 900}, locale=locale)
+        context = browser.new_context(
+            viewport=viewport or {"width": 1280, "height": 900}, locale=locale, java_script_enabled=javascript
+        )
         page = context.new_page()
         page.on("console", lambda msg: watch.console_errors.append(msg.text) if msg.type == "error" else None)
         page.on("pageerror", lambda error: watch.page_errors.append(str(error)))
