@@ -22,12 +22,19 @@ from datetime import date, datetime, timedelta
 
 from django.db.models import Count, Exists, OuterRef, Q
 from django.utils import timezone
+from django.utils.translation import gettext as _
 
 from accounts.follows.models import Exclusion, Follow
 from accounts.models import User
 from accounts.recommend.models import Rating
 from accounts.records.models import Record
-from harvest.completeness import announcement_of, latest_expected_announcement, listing_day, next_expected_announcement
+from harvest.completeness import (
+    announcement_of,
+    is_listing_day,
+    latest_expected_announcement,
+    listing_day,
+    next_expected_announcement,
+)
 from harvest.models import Paper, PaperCategory
 
 PAGE_SIZE = 48
@@ -70,6 +77,25 @@ class PickPage:
     @property
     def offered(self) -> dict[str, Paper]:
         return {paper.arxiv_id: paper for paper in self.papers}
+
+
+class InvalidDay(ValueError):
+    """A `day` that is no arXiv listing date; the message says so."""
+
+
+def pick_day(raw: str) -> date | None:
+    """The `day` parameter of the page and the API: an arXiv listing date
+    (YYYY-MM-DD), or None (empty) for the latest. Raises InvalidDay."""
+    raw = raw.strip()
+    if not raw:
+        return None
+    try:
+        day = date.fromisoformat(raw)
+    except ValueError:
+        raise InvalidDay(_("Give an arXiv listing date as YYYY-MM-DD.")) from None
+    if not is_listing_day(day):
+        raise InvalidDay(_("%(day)s has no arXiv listing.") % {"day": day.isoformat()})
+    return day
 
 
 def pick_categories(user: User) -> tuple[str, list[str]]:
