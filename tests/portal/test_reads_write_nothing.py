@@ -41,6 +41,8 @@ READS = (
     "/ask/?question=flaky",
     "/api/v1/me/asks/",
     "/trail/recommended/",
+    "/trail/picks/",
+    "/api/v1/me/picks/",
     "/api/v1/me/ratings/",
     "/api/v1/me/ratings/2611.00002/",
     "/api/v1/me/recommendations/",
