@@ -119,7 +119,7 @@ def pick_categories(user: User) -> tuple[str, list[str]]:
     return Basis.POPULAR, [POPULAR_ARCHIVE]
 
 
-def _covers(code: str, category: str) -> bool:
+def covers(code: str, category: str) -> bool:
     """Whether a followed code or archive (cs, hep-th) covers a paper's category."""
     return category == code or ("." not in code and category.startswith(f"{code}."))
 
@@ -150,7 +150,7 @@ def latest_day(codes: list[str], *, now: datetime | None = None) -> date | None:
 
 def _group_of(codes: list[str], primary: str, categories: list[str]) -> str:
     for category in [primary, *categories]:
-        if any(_covers(code, category) for code in codes):
+        if any(covers(code, category) for code in codes):
             return category
     return primary
 

@@ -170,8 +170,10 @@ def train_models(
     # Thumbs up count as saves and thumbs down as negatives, in the whole record's model.
     liked = sorted([*examples.saved, *examples.liked], key=lambda pair: pair[1])
     # Picks are a cold start of their own: one picked paper already ranks a
-    # topic's papers better than a description (docs/recommendations.md),
-    # where a single save or thumb on a card is too little to train on.
+    # topic's other papers about as well as a description of the topic
+    # (precision@10 0.31 offline, docs/recommendations.md). The minimum
+    # stays for saves and thumbs: a save may be to cite or to read later, a
+    # thumb is given in passing; a pick answers "what would you read".
     picked = examples.picked > 0
     if len(liked) < minimum and not description.strip() and not picked:
         return {}
