@@ -44,6 +44,7 @@ POPULAR_ARCHIVE = "cs"
 # The latest day is looked for among the papers stored this recently: a
 # category with nothing newer offers nothing rather than a scan of the library.
 LOOKBACK = timedelta(days=14)
+FIRST_LISTING = date(1991, 8, 14)
 
 
 class Basis:
@@ -93,7 +94,8 @@ def pick_day(raw: str) -> date | None:
         day = date.fromisoformat(raw)
     except ValueError:
         raise InvalidDay(_("Give an arXiv listing date as YYYY-MM-DD.")) from None
-    if not is_listing_day(day):
+    # arXiv began in 1991; a listing is at most a few days ahead of the clock.
+    if not FIRST_LISTING <= day <= timezone.now().date() + timedelta(days=7) or not is_listing_day(day):
         raise InvalidDay(_("%(day)s has no arXiv listing.") % {"day": day.isoformat()})
     return day
 

@@ -119,6 +119,9 @@ def test_a_day_parameter_is_a_listing_date():
         pick_day("yesterday")
     with pytest.raises(InvalidDay, match="2026-12-05"):
         pick_day("2026-12-05")  # a Saturday: Friday evening announces nothing
+    for far in ("0001-01-01", "1990-01-02", "9999-12-30"):
+        with pytest.raises(InvalidDay, match=far):
+            pick_day(far)
 
 
 def _retrains(user, capture, work) -> int:
