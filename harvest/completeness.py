@@ -107,6 +107,12 @@ def listing_day(announcement: datetime) -> date:
     return announcement.astimezone(ARXIV_ZONE).date() + timedelta(days=1)
 
 
+def announcement_of(day: date) -> datetime:
+    """When arXiv announced the listing dated `day` (UTC): the evening before
+    at 20:00 US Eastern; the inverse of listing_day."""
+    return datetime.combine(day - timedelta(days=1), _ANNOUNCEMENT_TIME, tzinfo=ARXIV_ZONE).astimezone(UTC)
+
+
 def is_listing_day(day: date) -> bool:
     """Whether arXiv's schedule has an announcement dated `day` (made the
     evening before)."""

@@ -1,7 +1,8 @@
 """Reading a user's training examples from the database: saved papers (with
 when they were saved), explicit negatives (dismissed trail cards and
 recommendations marked not interested), the papers rated thumbs up (with
-when) and thumbs down, and a background sample of recent papers."""
+when; picked papers among them) and thumbs down, and a background sample of
+recent papers."""
 
 from __future__ import annotations
 
@@ -33,6 +34,9 @@ class Examples:
     # is counted there, not again here.
     liked: list[tuple[PaperText, datetime]] = field(default_factory=list)
     disliked: list[PaperText] = field(default_factory=list)
+    # How many of the liked papers were picked from a day's papers (the picks
+    # page): a deliberate seed, enough to train on without saves.
+    picked: int = 0
 
 
 def paper_texts(paper_ids) -> dict[int, PaperText]:
@@ -60,10 +64,12 @@ def user_examples(user: User, *, seed: int | None = None) -> Examples:
     saves = dict(Record.objects.filter(user=user).values_list("paper_id", "saved_at"))
     negative_ids = negative_paper_ids(user) - set(saves)
     ratings = Rating.objects.filter(user=user).exclude(paper_id__in=[*saves, *negative_ids])
-    likes, dislikes = {}, set()
-    for paper_id, value, at in ratings.values_list("paper_id", "value", "updated_at"):
+    likes, dislikes, picks = {}, set(), set()
+    for paper_id, value, source, at in ratings.values_list("paper_id", "value", "source", "updated_at"):
         if value == Rating.Value.UP:
             likes[paper_id] = at
+            if source == Rating.Source.PICK:
+                picks.add(paper_id)
         else:
             dislikes.add(paper_id)
     rated = likes.keys() | dislikes
@@ -83,4 +89,5 @@ def user_examples(user: User, *, seed: int | None = None) -> Examples:
         tags=tags,
         liked=[(texts[pk], at) for pk, at in sorted(likes.items(), key=lambda kv: kv[1]) if pk in texts],
         disliked=[texts[pk] for pk in sorted(dislikes) if pk in texts],
+        picked=len(picks & texts.keys()),
     )

@@ -147,15 +147,23 @@ class ScoreSheet(models.Model):
 class Rating(models.Model):
     """A thumbs up (+1) or down (-1) on a paper: explicit training data for
     the user's recommender (a liked paper counts like a save, a disliked one
-    as a negative). One per user and paper; clearing it deletes the row."""
+    as a negative). One per user and paper; clearing it deletes the row.
+    `source` says where it was given: a card's thumbs, or the picks page (a
+    paper picked from a day's papers: a thumbs up that seeds the ranking on
+    its own, accounts.recommend.picks)."""
 
     class Value(models.IntegerChoices):
         UP = 1, gettext_lazy("thumbs up")
         DOWN = -1, gettext_lazy("thumbs down")
 
+    class Source(models.TextChoices):
+        THUMB = "thumb", gettext_lazy("thumbs up / down")
+        PICK = "pick", gettext_lazy("picked from a day's papers")
+
     user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+", db_index=False)
     paper = models.ForeignKey("harvest.Paper", on_delete=models.CASCADE, related_name="+", db_index=False)
     value = models.SmallIntegerField(choices=Value.choices)
+    source = models.CharField(max_length=8, choices=Source.choices, default=Source.THUMB, db_default=Source.THUMB)
     created_at = models.DateTimeField(default=timezone.now)
     updated_at = models.DateTimeField(default=timezone.now)
 

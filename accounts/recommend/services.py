@@ -1,18 +1,27 @@
 """Writes around recommendations: the debounced retraining after a record
 changes, "not interested", "save" (through accounts.records), a paper's page
-opened (the record, the trail and the recommendations told at once), and
-thumbs up / down on any paper (rating_set, rating_clear)."""
+opened (the record, the trail and the recommendations told at once), thumbs
+up / down on any paper (rating_set, rating_clear) and the papers picked from
+a day's papers (picks_record)."""
 
 from __future__ import annotations
 
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import date
+
 from django.conf import settings
+from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.utils import timezone
+from django.utils.translation import gettext as _
 
 from accounts.models import User
 from accounts.recommend import tasks
 from accounts.recommend.debounce import retrain_claim
 from accounts.recommend.models import NotInterested, Rating, Recommendation, RecommenderProfile
+from accounts.recommend.picks import MAX_PICKS, pick_page
 from accounts.records.services import record_opened, record_save
 from accounts.trail.services import trail_mark_read_papers
 from harvest.models import Paper
@@ -117,3 +126,57 @@ def rating_clear(*, user: User, paper: Paper) -> bool:
     if deleted:
         schedule_retrain(user.pk)
     return bool(deleted)
+
+
+@dataclass
+class PicksResult:
+    picked: list[str]  # the arXiv ids, as posted (without repeats)
+    new: int  # of them, not rated up before
+    total: int  # the researcher's picks so far, every day
+
+
+_VERSION = re.compile(r"v\d+$")
+
+
+@transaction.atomic
+def picks_record(*, user: User, arxiv_ids: Sequence[str], day: date | None = None) -> PicksResult:
+    """The researcher picked these papers (arXiv ids) from the picks page of
+    `day` (the latest day when None): each is a thumbs up from the page
+    (Rating.Source.PICK), and the model retrains (debounced) when one is new.
+    The papers offered and not picked say nothing: they are no negatives.
+    Raises ValidationError on `papers`: none, more than MAX_PICKS, or one
+    the page did not offer."""
+    wanted = list(dict.fromkeys(_VERSION.sub("", str(arxiv_id).strip()) for arxiv_id in arxiv_ids))
+    wanted = [arxiv_id for arxiv_id in wanted if arxiv_id]
+    if not wanted:
+        raise ValidationError({"papers": _("Pick at least one paper.")})
+    if len(wanted) > MAX_PICKS:
+        message = _("Pick at most %(max)d papers; you chose %(n)d.") % {"max": MAX_PICKS, "n": len(wanted)}
+        raise ValidationError({"papers": message})
+    offered = pick_page(user=user, day=day).offered
+    strange = [arxiv_id for arxiv_id in wanted if arxiv_id not in offered]
+    if strange:
+        raise ValidationError(
+            {
+                "papers": _("%(ids)s: not among the papers offered to you; reload the page and pick again.")
+                % {"ids": ", ".join(arxiv_id[:64] for arxiv_id in strange[:5])}
+            }
+        )
+    now = timezone.now()
+    new = 0
+    for arxiv_id in wanted:
+        rating, created = Rating.objects.select_for_update().get_or_create(
+            user=user,
+            paper=offered[arxiv_id],
+            defaults={"value": Rating.Value.UP, "source": Rating.Source.PICK, "created_at": now, "updated_at": now},
+        )
+        if not created and rating.value != Rating.Value.UP:
+            rating.value, rating.source, rating.updated_at = Rating.Value.UP, Rating.Source.PICK, now
+            rating.save(update_fields=["value", "source", "updated_at"])
+        elif not created:
+            continue
+        new += 1
+    if new:
+        schedule_retrain(user.pk)
+    total = Rating.objects.filter(user=user, source=Rating.Source.PICK, value=Rating.Value.UP).count()
+    return PicksResult(wanted, new, total)

@@ -16,7 +16,7 @@ from accounts.models import User
 from accounts.recommend.examples import paper_texts
 from accounts.recommend.explanation import explain
 from accounts.recommend.features import vectorize
-from accounts.recommend.models import RecommenderModel, RecommenderProfile, ScoreSheet
+from accounts.recommend.models import Rating, RecommenderModel, RecommenderProfile, ScoreSheet
 from accounts.recommend.training import load
 from accounts.records.models import Record
 from accounts.trail.selectors import (
@@ -198,6 +198,7 @@ class RankingSeed:
     saves: int
     description: bool
     trained_at: datetime | None
+    picks: int = 0  # papers picked from a day's papers (the picks page)
 
     @property
     def ready(self) -> bool:
@@ -205,12 +206,15 @@ class RankingSeed:
 
 
 def ranking_seed(user: User) -> RankingSeed:
-    """One query for a researcher without a ranking; the saves are counted only for one with it."""
+    """One query for a researcher without a ranking; the saves and picks are counted only for one with it."""
     profile = RecommenderProfile.objects.filter(user=user).only("description", "trained_at").first()
     if profile is None or profile.trained_at is None:
         return RankingSeed(saves=0, description=bool(profile and profile.description.strip()), trained_at=None)
+    picks = Rating.objects.filter(user=user, source=Rating.Source.PICK, value=Rating.Value.UP)
     return RankingSeed(
         saves=Record.objects.filter(user=user).count(),
         description=bool(profile.description.strip()),
         trained_at=profile.trained_at,
+        # A picked paper saved since counts as a save.
+        picks=picks.exclude(paper_id__in=Record.objects.filter(user=user).values("paper_id")).count(),
     )

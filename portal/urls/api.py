@@ -3,7 +3,7 @@ under it is a JSON 404, never an HTML page."""
 
 from django.urls import path, re_path
 
-from portal.api import ask, me, ratings, recommendations, record_files, records, trail, views
+from portal.api import ask, me, picks, ratings, recommendations, record_files, records, trail, views
 from portal.api.errors import json_not_found
 
 app_name = "api"
@@ -40,6 +40,7 @@ urlpatterns = [
     path("me/ratings/", ratings.RatingListView.as_view(), name="rating_list"),
     # <path:>-like, as the records' detail: old-style and malformed ids reach the view.
     re_path(r"^me/ratings/(?P<arxiv_id>[^\s]+)/$", ratings.RatingDetailView.as_view(), name="rating_detail"),
+    path("me/picks/", picks.PickListView.as_view(), name="picks"),
     path("me/trail/", trail.TrailView.as_view(), name="trail"),
     path("me/trail/read/", trail.TrailReadView.as_view(), name="trail_read"),
     path("me/trail/<int:item_id>/dismiss/", trail.TrailDismissView.as_view(), name="trail_dismiss"),

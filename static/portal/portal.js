@@ -1,6 +1,7 @@
 /* PaperTrail portal: TeX in titles and abstracts rendered by KaTeX (trust off:
    no \href, \url or \includegraphics links or HTML), re-run on htmx swaps; GET
-   filter forms leave empty fields out of the URL. No inline script anywhere. */
+   filter forms leave empty fields out of the URL; the picks page counts the
+   papers chosen and stops at its maximum. No inline script anywhere. */
 (function () {
   "use strict";
 
@@ -59,6 +60,41 @@
       if (!fields[i].value) {
         fields[i].disabled = true;
       }
+    }
+  });
+
+  // The picks page: "n of 10 chosen" as boxes are ticked, the other boxes
+  // off once the maximum is reached (the server refuses more all the same).
+  function countPicks(form) {
+    var boxes = form.querySelectorAll("input[type=checkbox][name=papers]");
+    var max = parseInt(form.getAttribute("data-max"), 10);
+    var chosen = 0;
+    for (var i = 0; i < boxes.length; i += 1) {
+      chosen += boxes[i].checked ? 1 : 0;
+    }
+    for (var j = 0; j < boxes.length; j += 1) {
+      boxes[j].disabled = !boxes[j].checked && chosen >= max;
+    }
+    var line = form.querySelector("[data-picks-count]");
+    if (line) {
+      line.textContent = line.getAttribute("data-template").replace("{n}", String(chosen));
+      line.setAttribute("data-chosen", String(chosen));
+    }
+    var submit = form.querySelector("[data-picks-submit]");
+    if (submit) {
+      submit.disabled = chosen === 0;
+    }
+  }
+  document.addEventListener("change", function (event) {
+    var form = event.target.form;
+    if (form && form.matches("form[data-picks]")) {
+      countPicks(form);
+    }
+  });
+  document.addEventListener("DOMContentLoaded", function () {
+    var forms = document.querySelectorAll("form[data-picks]");
+    for (var i = 0; i < forms.length; i += 1) {
+      countPicks(forms[i]);
     }
   });
   window.addEventListener("pageshow", function () {

@@ -27,7 +27,7 @@ from accounts.follows.models import Exclusion, Follow
 from accounts.follows.services import exclusion_create, follow_create
 from accounts.models import ApiToken, User
 from accounts.recommend.models import NotInterested, Rating, Recommendation
-from accounts.recommend.services import rating_set
+from accounts.recommend.services import picks_record, rating_set
 from accounts.records.models import Record, RecordTag, Tag
 from accounts.records.services import record_save
 from accounts.services import api_token_create
@@ -386,6 +386,53 @@ def test_own_data_routes_give_nobody_else_anything_of_the_owners(name, world):
                 else:
                     assert response.status_code == 200, (who, url, response.status_code)
     assert [_snapshot(world["a"]), list(Record.objects.filter(user=world["a"]).values())] == before
+
+
+# The picks page and API take no id: each offers the caller's own day of
+# papers and stores the caller's own picks.
+PICKS_ROUTES = ("api:picks", "portal:trail_picks")
+
+
+def test_every_picks_route_is_listed():
+    assert {route.name for route in ROUTES if route.name and "picks" in route.name} == set(PICKS_ROUTES)
+
+
+@pytest.mark.parametrize("name", PICKS_ROUTES)
+def test_picks_routes_show_and_store_the_callers_own_picks_only(name, world):
+    a, b = world["a"], world["b"]
+    picked = Paper.objects.get(arxiv_id="2611.00002")
+    picks_record(user=a, arxiv_ids=[picked.arxiv_id])
+    url = reverse(name)
+    before = _snapshot(a)
+    b_session = Client()
+    b_session.force_login(b)
+    clients = {"B by session": b_session, "anonymous": Client()}
+    if name.startswith("api:"):
+        clients["B by token"] = Client(HTTP_AUTHORIZATION=f"Bearer {world['b_secret']}")
+    for who, client in clients.items():
+        shown = client.get(url)
+        assert SECRET not in shown.content.decode(errors="replace"), (who, url)
+        if who == "anonymous":
+            assert shown.status_code in (401, 403) or _login_redirect(shown, url), (who, url)
+            continue
+        assert shown.status_code == 200, (who, url)
+        # A's pick of a paper B is offered too is not B's.
+        if name.startswith("api:"):
+            offered = {item["paper"]["arxiv_id"]: item["picked"] for item in shown.json()["results"]}
+            assert offered.get(picked.arxiv_id) is False, (who, offered)
+        else:
+            page = shown.content.decode()
+            # Offered to B (who saved it: marked so), never marked as picked.
+            assert 'data-pick="2611.00002"' in page and "data-picked" not in page, who
+    if name.startswith("api:"):
+        stored = b_session.post(url, {"papers": [picked.arxiv_id]}, content_type="application/json")
+        assert stored.status_code == 201
+    else:
+        assert b_session.post(url, {"papers": [picked.arxiv_id]}).status_code == 302
+    refused = Client().post(url, {"papers": [picked.arxiv_id]})
+    assert refused.status_code in (401, 403) or _login_redirect(refused, url)
+    assert _snapshot(a) == before
+    assert Rating.objects.filter(user=b, paper=picked, source=Rating.Source.PICK).exists()
 
 
 def _credential_url(route: Route, values: dict[str, Any]) -> str:

@@ -25,7 +25,7 @@ from accounts.recommend.models import Rating
 from harvest.models import Paper
 from tests.accounts.alerts.world import DAY, day_of_papers, follows, reader
 from tests.accounts.conftest import ago, harvest, record
-from tests.portal.test_reads_write_nothing import rows_written
+from tests.portal.db_writes import rows_written
 
 pytestmark = pytest.mark.django_db
 LINK = re.compile(r"http://127\.0\.0\.1:8000(/ratings/mail/[^/\s\"<>]+/)")

@@ -45,6 +45,8 @@ READS = (
     # A saved paper never opened and a paper of the trail: opening either wrote, once.
     "/papers/2611.00001/",
     "/papers/2611.00002/",
+    "/trail/picks/",
+    "/api/v1/me/picks/",
     "/api/v1/me/ratings/",
     "/api/v1/me/ratings/2611.00002/",
     "/api/v1/me/recommendations/",

@@ -20,6 +20,7 @@ from accounts.recommend.evaluation import evaluate as run_evaluation
 from accounts.recommend.evaluation_data import load_evaluation_data
 from accounts.recommend.evaluation_methods import METHODS
 from accounts.recommend.jobs import retrain_and_rescore
+from accounts.recommend.picks_evaluation import evaluate_picks, picks_table
 from harvest.embeddings.selectors import query_vector
 from harvest.search_evaluation import Collection
 
@@ -54,6 +55,7 @@ class Command(BaseCommand):
             alone = description_alone(data, texts, embed)
             beside = saves_with_description(data, texts, embed, draws=draws, topics=None)
             self.stdout.write("\n" + cold_start_table(alone, beside))
+            self.stdout.write("\n" + picks_table(evaluate_picks(data, draws=draws)))
             return
         if user is not None:
             found = User.objects.filter(username=user).first()

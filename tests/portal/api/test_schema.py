@@ -40,6 +40,8 @@ OPERATIONS = {
     ("/api/v1/me/ratings/{arxiv_id}/", "delete"),
     ("/api/v1/me/records/export/", "get"),
     ("/api/v1/me/records/import/", "post"),
+    ("/api/v1/me/picks/", "get"),
+    ("/api/v1/me/picks/", "post"),
     ("/api/v1/me/trail/", "get"),
     ("/api/v1/me/trail/read/", "post"),
     ("/api/v1/me/trail/{item_id}/dismiss/", "post"),

@@ -3,8 +3,11 @@
 from datetime import timedelta
 
 import pytest
+from django.conf import settings
+from django.test import Client
 from django.utils import timezone
 
+from accounts.models import User
 from tests import factories as f
 from tests.portal.browser.conftest import browser_page, screenshot
 
@@ -49,3 +52,28 @@ def test_hostile_title_and_abstract_never_run(live_server, hostile_paper, path):
     assert watch.dialogs == []
     assert watch.page_errors == []
     assert watch.outside_requests == []
+
+
+def test_hostile_text_on_the_picks_page_never_runs(live_server, hostile_paper):
+    """A signed-in reader with nothing followed or saved is offered the day's
+    computer science papers: the hostile one among them, as text."""
+    client = Client()
+    client.force_login(User.objects.create_user("reader", password="x"))
+    with browser_page() as (page, watch):
+        page.context.add_cookies(
+            [
+                {
+                    "name": settings.SESSION_COOKIE_NAME,
+                    "value": client.cookies[settings.SESSION_COOKIE_NAME].value,
+                    "url": live_server.url,
+                }
+            ]
+        )
+        page.goto(f"{live_server.url}/trail/picks/")
+        page.wait_for_selector("html[data-tex=rendered]")
+        assert page.locator("[data-pick='2611.66666']").count() == 1
+        assert page.evaluate("window.__xss") is None
+        assert page.locator('a[href^="javascript"], iframe, main img, main svg[onload]').count() == 0
+        assert page.locator("main script").count() == 0
+        assert '<script>window.__xss = "title"</script>' in page.locator("main").inner_text()
+    assert watch.dialogs == [] and watch.page_errors == [] and watch.outside_requests == []
