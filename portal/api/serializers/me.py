@@ -167,7 +167,7 @@ class ClosestSavedSerializer(serializers.Serializer):
 class TrailItemSerializer(serializers.Serializer):
     """Serialises an accounts.selectors.TrailEntry, its paper given as a card in context."""
 
-    id = serializers.IntegerField(source="item_id", help_text="The trail card's id.")
+    id = serializers.IntegerField(source="item_id", help_text="The trail card's id: its paper's id (one card a paper).")
     paper = serializers.SerializerMethodField(help_text="The paper, as /api/v1/papers/ lists it.")
     version = TrailVersionSerializer(allow_null=True, help_text="The latest matched version.")
     kind = serializers.ChoiceField(choices=CardKind.values, help_text="new (arrival) or revision.")
