@@ -341,7 +341,7 @@ class PaperFilterSet(django_filters.FilterSet):
         the same plans for lists, but combined with the HF filter PostgreSQL
         then counts from the few picked papers, probing each one's
         categories, instead of hashing every paper of a large category
-        (docs/decisions.md, "Category filter" and "Popular papers")."""
+        (docs/decisions.md, "One filter language" and "Popular papers")."""
         codes = self.form.cleaned_data.get("category")
         if not codes:
             return queryset
