@@ -32,7 +32,7 @@ from datetime import date, datetime, time, timedelta
 import django_filters
 from django import forms
 from django.conf import settings
-from django.db.models import Exists, F, OuterRef, Q, QuerySet
+from django.db.models import BooleanField, Exists, F, Func, JSONField, OuterRef, Q, QuerySet, Value
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
@@ -157,16 +157,10 @@ class StrictBooleanFilter(django_filters.Filter):
 
 
 class CategoryFilter(django_filters.Filter):
-    field_class = CategoryListField
+    """Applied in PaperFilterSet.filter_queryset, with cross_lists: which form
+    of the condition is cheaper depends on the sort."""
 
-    def filter(self, qs, value):
-        if not value:
-            return qs
-        # EXISTS, not IN: the same plans for lists, but combined with the HF
-        # filter PostgreSQL then counts from the few picked papers, probing
-        # each one's categories, instead of hashing every paper of a large
-        # category (docs/decisions.md, "Category filter").
-        return qs.filter(Exists(PaperCategory.objects.filter(category_codes(value), paper=OuterRef("pk"))))
+    field_class = CategoryListField
 
 
 def category_codes(codes: list[str]) -> Q:
@@ -176,6 +170,31 @@ def category_codes(codes: list[str]) -> Q:
     condition = Q(category__in=exact) if exact else Q(pk__in=[])
     for archive in (code for code in codes if "." not in code):
         condition |= Q(category=archive) | Q(category__startswith=f"{archive}.")
+    return condition
+
+
+def listed_in(codes: list[str], *, primary_only: bool = False) -> Q:
+    """category_codes' condition on the paper's own row (PostgreSQL): its
+    `categories` list (any of them), or its `primary_category` alone. The
+    PaperCategory rows are made from that list (harvest.stores.rows.link_rows:
+    the same codes, the first one primary), so both select the same papers."""
+    archives = [code for code in codes if "." not in code]
+    if primary_only:
+        condition = Q(primary_category__in=codes)
+        for archive in archives:
+            condition |= Q(primary_category__startswith=f"{archive}.")
+        return condition
+    condition = Q(categories__has_any_keys=codes)  # `?|`: any of the codes is an element
+    for archive in archives:
+        condition |= Q(
+            Func(
+                F("categories"),
+                Value("$[*] ? (@ starts with $prefix)"),
+                Value({"prefix": f"{archive}."}, output_field=JSONField()),
+                function="jsonb_path_exists",
+                output_field=BooleanField(),
+            )
+        )
     return condition
 
 
@@ -209,7 +228,7 @@ class PaperFilterSet(django_filters.FilterSet):
     since = django_filters.DateFilter(method="filter_nothing", label=_("From (Beijing date)"))
     until = django_filters.DateFilter(method="filter_nothing", label=_("Until (Beijing date)"))
     days = IntegerFilter(method="filter_nothing", min_value=1, max_value=36500, label=_("Last N days"))
-    category = CategoryFilter(label=_("Categories"))
+    category = CategoryFilter(method="filter_nothing", label=_("Categories"))
     ai = StrictBooleanFilter(field_name="ai_related", label=_("AI-related only"))
     revised = StrictBooleanFilter(method="filter_revised", label=_("Has revisions"))
     hf = StrictBooleanFilter(method="filter_hf", label=_("Hugging Face community picks"))
@@ -306,18 +325,34 @@ class PaperFilterSet(django_filters.FilterSet):
         return queryset.filter(id__in=Authorship.objects.filter(author__name__iexact=name_text).values("paper_id"))
 
     def filter_queryset(self, queryset):
-        queryset = super().filter_queryset(queryset)
-        if self.form.cleaned_data.get("cross_lists") is False and self.form.cleaned_data.get("category"):
-            # Primary category only: the category filter's papers whose primary is one of the codes.
-            primary = PaperCategory.objects.filter(
-                category_codes(self.form.cleaned_data["category"]), paper=OuterRef("pk"), is_primary=True
-            )
-            queryset = queryset.filter(Exists(primary))
+        queryset = self._categories(super().filter_queryset(queryset))
         queryset = self._time_range(queryset)
         text = (self.form.cleaned_data.get("q") or "").strip()
         if text:
             queryset = search(queryset, text, mode=self.chosen_mode, narrowed=self.narrows_besides_query)
         return self._order(queryset)
+
+    def _categories(self, queryset: QuerySet[Paper]) -> QuerySet[Paper]:
+        """A paper in any of the categories; with cross_lists=0, only as its primary.
+
+        The popular sort reads every paper of its window anyway (a week's,
+        whatever the library's size), so on PostgreSQL each row's own lists
+        answer there. Elsewhere PaperCategory's index does: EXISTS, not IN,
+        the same plans for lists, but combined with the HF filter PostgreSQL
+        then counts from the few picked papers, probing each one's
+        categories, instead of hashing every paper of a large category
+        (docs/decisions.md, "One filter language" and "Popular papers")."""
+        codes = self.form.cleaned_data.get("category")
+        if not codes:
+            return queryset
+        primary_only = self.form.cleaned_data.get("cross_lists") is False
+        if self.chosen_sort == SORT_POPULAR and is_postgresql():
+            return queryset.filter(listed_in(codes, primary_only=primary_only))
+        queryset = queryset.filter(Exists(PaperCategory.objects.filter(category_codes(codes), paper=OuterRef("pk"))))
+        if primary_only:
+            primary = PaperCategory.objects.filter(category_codes(codes), paper=OuterRef("pk"), is_primary=True)
+            queryset = queryset.filter(Exists(primary))
+        return queryset
 
     def _time_range(self, queryset: QuerySet[Paper]) -> QuerySet[Paper]:
         data = self.form.cleaned_data

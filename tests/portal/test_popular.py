@@ -10,10 +10,15 @@ from datetime import date, timedelta
 from urllib.parse import parse_qs, urlparse
 
 import pytest
+from django.db import connection
+from django.db.models import Exists, OuterRef
+from django.http import QueryDict
+from django.test.utils import CaptureQueriesContext
 from django.utils import timezone, translation
 from rest_framework.test import APIClient
 
-from harvest.models import Paper
+from harvest.filters import PaperFilterSet, category_codes, popular_window_start
+from harvest.models import Paper, PaperCategory
 from harvest.services import community_pick_upsert_many
 from harvest.sources.base import PickRecord
 from portal.selectors import paper_cards
@@ -212,3 +217,95 @@ def test_the_popular_sort_ranks_a_searchs_matches_too(api, signals):
     response = api.get("/api/v1/papers/", {"sort": "popular", "q": "abstract", "mode": "keyword"})
     # 2612.00003's abstract is its link; the others say "An abstract."
     assert api_ids(response) == ["2612.00001", "2612.00002", "2612.00004"]
+
+
+# --- within categories ------------------------------------------------------------------
+
+# (arxiv id, categories, comments, versions): scores 0 to 5, cross-lists, another
+# primary archive, an old-style archive and `math-ph`, which the archive `math` is not.
+CATEGORY_LIBRARY = [
+    ("2612.00101", ["cs.CV"], "Accepted at CVPR 2026", 1),
+    ("2612.00102", ["cs.LG", "cs.CV"], "Code: https://github.com/org/b", 1),
+    ("2612.00103", ["eess.IV", "cs.CV"], "Accepted at ICCV 2025. Code: https://github.com/org/c", 1),
+    ("2612.00104", ["cs.RO"], "", 2),
+    ("2612.00105", ["math.OC", "stat.ML"], "https://github.com/org/e", 1),
+    ("2612.00106", ["hep-th"], "", 1),
+    ("2612.00107", ["cs.CV", "cs.RO"], "", 1),
+    ("2612.00108", ["math-ph"], "Accepted at NeurIPS 2026", 1),
+    ("2612.00109", ["cs.CL", "math.ST"], "", 3),
+]
+WITHIN = [
+    "category=cs.CV",
+    "category=cs.CV&cross_lists=0",
+    "category=cs",
+    "category=cs&cross_lists=0",
+    "category=math",
+    "category=math&cross_lists=0",
+    "category=cs.RO,stat.ML",
+    "category=hep-th,eess",
+    "category=cs.CV&ai=1",
+    "category=cs.CV,math.OC&cross_lists=0",
+]
+
+
+@pytest.fixture
+def categorised():
+    """The library above in the window, and a cs.CV paper above them all outside it."""
+    now = timezone.now()
+    recent = now - timedelta(days=3)
+    gap = timedelta(hours=5)
+    rows = [
+        f.record(arxiv_id, categories=codes, comments=comments, versions=n, first_submitted=recent, version_gap=gap)
+        for arxiv_id, codes, comments, n in CATEGORY_LIBRARY
+    ]
+    outside = f.record(
+        "2609.00101",
+        categories=["cs.CV"],
+        comments="Accepted at CVPR 2026. https://github.com/o/x",
+        versions=4,
+        first_submitted=now - timedelta(days=60),
+    )
+    f.store(*rows, outside, at=now)
+    return now
+
+
+def order_by_category_rows(params: str, now) -> list[str]:
+    """The popular order as the PaperCategory rows define the category filter."""
+    form = PaperFilterSet(QueryDict(params)).form
+    assert form.is_valid(), form.errors
+    cleaned = form.cleaned_data
+    codes = cleaned["category"]
+    links = PaperCategory.objects.filter(category_codes(codes), paper=OuterRef("pk"))
+    if cleaned.get("cross_lists") is False:
+        links = links.filter(is_primary=True)
+    papers = Paper.objects.filter(Exists(links), updated__gte=popular_window_start(now))
+    if cleaned.get("ai") is not None:
+        papers = papers.filter(ai_related=cleaned["ai"])
+    return list(papers.order_by("-popularity", "-id").values_list("arxiv_id", flat=True))
+
+
+def test_the_popular_order_within_categories_is_the_category_rows_order(client, api, categorised):
+    cs_cv = ["2612.00103", "2612.00101", "2612.00102", "2612.00107"]
+    assert order_by_category_rows("category=cs.CV", categorised) == cs_cv
+    assert order_by_category_rows("category=math", categorised) == ["2612.00109", "2612.00105"]
+    for params in WITHIN:
+        expected = order_by_category_rows(params, categorised)
+        assert expected, params
+        query = dict(QueryDict(f"sort=popular&{params}").items())
+        assert ids_on(client.get("/papers/", query)) == expected, params
+        assert api_ids(api.get("/api/v1/papers/", query)) == expected, params
+    page = client.get("/papers/", {"sort": "popular", "category": "cs.CV"}).content.decode()
+    assert "找到 4 篇论文" in page
+
+
+@pytest.mark.skipif(connection.vendor != "postgresql", reason="the row's lists are read on PostgreSQL")
+def test_the_popular_sort_reads_each_windows_row_lists_instead_of_the_category_rows(client, categorised):
+    for params in ("category=cs.CV", "category=cs&cross_lists=0"):
+        with CaptureQueriesContext(connection) as queries:
+            assert client.get(f"/papers/?sort=popular&{params}").status_code == 200
+        window = [q["sql"] for q in queries.captured_queries if '"harvest_paper"."updated" >=' in q["sql"]]
+        assert len(window) == 2, window  # the page and its count
+        assert not any("harvest_papercategory" in sql for sql in window)
+    with CaptureQueriesContext(connection) as queries:
+        assert client.get("/papers/?category=cs.CV").status_code == 200
+    assert any("harvest_papercategory" in q["sql"] for q in queries.captured_queries)
