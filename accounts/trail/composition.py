@@ -25,6 +25,7 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
+from typing import NamedTuple
 
 from django.db import connection
 from django.utils import timezone
@@ -33,6 +34,7 @@ from accounts.follows.definition import FollowDefinition
 from accounts.follows.matching import NEW, REVISION, FollowRules
 from accounts.follows.models import Exclusion, Follow
 from accounts.trail.models import DefinitionMatch, ReaderMatch, TrailReadMark, TrailState
+from accounts.trail.reader_sql import papers_in_order
 
 # A page reads the last two days first (a busy reader's day fills it), then the
 # rest of the trail at once (a quiet reader's whole month is small).
@@ -120,17 +122,17 @@ def forget_readers() -> None:
         shared.clear()
 
 
-@dataclass(frozen=True, slots=True)
-class Match:
-    """One of the reader's matches: a definition's (source "d") or their own ("r")."""
+class Match(NamedTuple):
+    """One of the reader's matches: a definition's (source "d") or their own
+    ("r"). A tuple: a read makes thousands."""
 
     follow_id: int | None
     paper_id: int
     version_id: int
     number: int
     kind: str
-    event_at: datetime
-    recorded_at: datetime
+    event_us: int  # microseconds since the epoch: thousands a read, compared, rarely shown
+    recorded_us: int
     source: str
     source_id: int
 
@@ -189,7 +191,30 @@ class Where:
         return " AND ".join(parts) or "1 = 1", params
 
 
-_COLUMNS = "paper_id, version_id, version_number, kind, event_at"
+EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+
+
+def micros(value: datetime) -> int:
+    return (value - EPOCH) // timedelta(microseconds=1)
+
+
+def _columns() -> str:
+    """The match columns, times as integer microseconds on PostgreSQL: a
+    thousand timestamps parsed by the driver cost more than the query."""
+    if connection.vendor == "postgresql":
+        times = "(EXTRACT(EPOCH FROM event_at) * 1000000)::bigint, (EXTRACT(EPOCH FROM created_at) * 1000000)::bigint"
+    else:
+        times = "event_at, created_at"
+    return f"paper_id, version_id, version_number, kind, {times}"
+
+
+def _as_micros(value: int | str | datetime) -> int:
+    """SQLite's cursor hands back text."""
+    if isinstance(value, int):
+        return value
+    if isinstance(value, str):
+        value = datetime.fromisoformat(value)
+    return micros(value if timezone.is_aware(value) else timezone.make_aware(value, UTC))
 
 
 def _matches(reader: Reader, keys: Iterable[int], where: Where, *, follow_id: int | None = None) -> list[Match]:
@@ -199,14 +224,24 @@ def _matches(reader: Reader, keys: Iterable[int], where: Where, *, follow_id: in
     condition, params = where.sql()
     parts, arguments = [], []
     if keys:
-        parts.append(
-            f"SELECT 'd', id, definition, {_COLUMNS}, is_primary, created_at FROM accounts_definitionmatch "  # noqa: S608
-            f"WHERE definition IN ({', '.join(['%s'] * len(keys))}) AND {condition}"
-        )
-        arguments += [*keys, *params]
+        if where.papers is not None and connection.vendor == "postgresql":
+            # Each (paper, definition) pair probed in the (paper, definition) index: a paper
+            # of a busy day is matched by thousands of definitions, the reader's by a few.
+            pairs = "(paper_id, definition) IN (SELECT p, d FROM unnest(%s::bigint[]) p, unnest(%s::bigint[]) d)"
+            parts.append(
+                f"SELECT 'd', id, definition, is_primary, {_columns()} FROM accounts_definitionmatch "  # noqa: S608
+                f"WHERE {pairs} AND {condition}"
+            )
+            arguments += [list(where.papers), keys, *params]
+        else:
+            parts.append(
+                f"SELECT 'd', id, definition, is_primary, {_columns()} FROM accounts_definitionmatch "  # noqa: S608
+                f"WHERE definition IN ({', '.join(['%s'] * len(keys))}) AND {condition}"
+            )
+            arguments += [*keys, *params]
     own = "user_id = %s" + (" AND follow_id = %s" if follow_id is not None else "")
     parts.append(
-        f"SELECT 'r', id, follow_id, {_COLUMNS}, TRUE, created_at FROM accounts_readermatch "  # noqa: S608
+        f"SELECT 'r', id, follow_id, TRUE, {_columns()} FROM accounts_readermatch "  # noqa: S608
         f"WHERE {own} AND {condition}"
     )
     arguments += [reader.user_id, *([follow_id] if follow_id is not None else []), *params]
@@ -215,8 +250,8 @@ def _matches(reader: Reader, keys: Iterable[int], where: Where, *, follow_id: in
         rows = cursor.fetchall()
     live = reader.follow_ids
     found: list[Match] = []
-    for source, row_id, owner, paper_id, version_id, number, kind, at, primary, recorded in rows:
-        at, recorded = _aware(at), _aware(recorded)
+    for source, row_id, owner, primary, paper_id, version_id, number, kind, at, recorded in rows:
+        at, recorded = _as_micros(at), _as_micros(recorded)
         if source == "r":
             if owner is None or owner in live:
                 found.append(Match(owner, paper_id, version_id, number, kind, at, recorded, "r", row_id))
@@ -227,13 +262,6 @@ def _matches(reader: Reader, keys: Iterable[int], where: Where, *, follow_id: in
             if row_id > follow.after and follow.rules.admits(paper_id=paper_id, event_kind=kind, primary=bool(primary)):
                 found.append(Match(follow.id, paper_id, version_id, number, kind, at, recorded, "d", row_id))
     return found
-
-
-def _aware(value: datetime | str) -> datetime:
-    """A timestamp as the ORM would give it (SQLite's cursor hands back text)."""
-    if isinstance(value, str):
-        value = datetime.fromisoformat(value)
-    return value if timezone.is_aware(value) else timezone.make_aware(value, UTC)
 
 
 def compose_papers(reader: Reader, paper_ids: Iterable[int], *, known: list[Match] | None = None) -> dict[int, Card]:
@@ -268,18 +296,20 @@ def _card(reader: Reader, paper_id: int, matches: list[Match], state: TrailState
         return None
     if state is not None and state.dismissed_at is not None and (state.dismissed or state.undismissed_at):
         # A dismissed card takes nothing new, and what came while it was dismissed stays out once undone.
-        until = None if state.dismissed else state.undismissed_at
-        matches = [m for m in matches if m.recorded_at <= state.dismissed_at or (until and m.recorded_at > until)]
+        since = micros(state.dismissed_at)
+        until = None if state.dismissed else micros(state.undismissed_at)
+        matches = [m for m in matches if m.recorded_us <= since or (until is not None and m.recorded_us > until)]
         if not matches:
             return None
-    latest = max(matches, key=lambda m: (m.number, m.event_at))
+    latest = max(matches, key=lambda m: (m.number, m.event_us))
     seen = state.read_version if state is not None else 0
     mark = reader.mark
     if mark is not None and seen < latest.number:
-        marked = [m for m in matches if m.recorded_at <= mark.marked_at]
+        marked_at = micros(mark.marked_at)
+        marked = [m for m in matches if m.recorded_us <= marked_at]
         if marked:
-            then = max(marked, key=lambda m: (m.number, m.event_at))
-            if (then.event_at, paper_id) <= (mark.up_to, mark.up_to_paper):
+            then = max(marked, key=lambda m: (m.number, m.event_us))
+            if (then.event_us, paper_id) <= (micros(mark.up_to), mark.up_to_paper):
                 seen = max(seen, then.number)
     dismissed = state is not None and state.dismissed
     unread = not dismissed and latest.number > seen
@@ -287,13 +317,13 @@ def _card(reader: Reader, paper_id: int, matches: list[Match], state: TrailState
     reasons: dict[int | None, Match] = {}
     for match in shown:
         known = reasons.get(match.follow_id)
-        if known is None or (match.number, match.event_at) > (known.number, known.event_at):
+        if known is None or (match.number, match.event_us) > (known.number, known.event_us):
             reasons[match.follow_id] = match
     return Card(
         paper_id=paper_id,
         version_id=latest.version_id,
         version_number=latest.number,
-        event_at=latest.event_at,
+        event_at=EPOCH + timedelta(microseconds=latest.event_us),
         kind=NEW if any(m.kind == NEW for m in shown) else REVISION,
         unread=unread,
         dismissed=dismissed,
@@ -324,38 +354,113 @@ def window_cards(reader: Reader, lo: datetime | None, hi: datetime | None, where
 
 
 def _window_cards(
-    reader: Reader, lo: datetime | None, hi: datetime | None, where: CardFilter, *, above: set[int] | None = None
+    reader: Reader,
+    lo: datetime | None,
+    hi: datetime | None,
+    where: CardFilter,
+    *,
+    above: set[int] | None = None,
+    before: tuple[datetime, int] | None = None,
+    size: int | None = None,
 ) -> tuple[list[Card], set[int]]:
     """window_cards, and the papers with a match in the window. `above`: the
     papers with a match at or after `hi`, when the caller knows them all (its
-    own window above this one), so that their cards are not read again."""
+    own window above this one), so that their cards are not read again.
+    `before` and `size`: the first `size` cards placed before `before`, the
+    papers composed newest first a chunk at a time (a page of a day's 1,900
+    cards composes a few dozen)."""
     keys = reader.keys_of(where.follow_id)
     if where.follow_id is not None and reader.follow(where.follow_id) is None:
         return [], set()
+    if size is not None and connection.vendor == "postgresql":
+        return _ordered_cards(reader, lo, hi, where, before=before, size=size), set()
     fresh = reader.mark if where.unread_only else None
     found = _matches(reader, keys, Where(lo=lo, hi=hi, fresh=fresh), follow_id=where.follow_id)
     if above:
         found = [match for match in found if match.paper_id not in above]
-    papers = tuple(sorted({match.paper_id for match in found}))
-    if not papers:
+    by_paper: dict[int, list[Match]] = defaultdict(list)
+    for match in found:
+        by_paper[match.paper_id].append(match)
+    if not by_paper:
         return [], set()
-    if _narrowed(reader, where):
-        # The window's matches of one follow, or since the mark, are not the
-        # whole card: every match of its paper is read.
+    # A card's place is its newest match's: the window's papers by their newest match here.
+    order = sorted(by_paper, key=lambda paper: (max(m.event_us for m in by_paper[paper]), paper), reverse=True)
+    narrowed = _narrowed(reader, where)
+    step = max(2 * size, 50) if size is not None and not narrowed else len(order)
+    chosen: list[Card] = []
+    for start in range(0, len(order), step):
+        papers = tuple(sorted(order[start : start + step]))
+        if narrowed:
+            # The window's matches of one follow, or since the mark, are not the
+            # whole card: every match of its paper is read.
+            cards = compose_papers(reader, papers)
+        else:
+            # The window's matches are all of theirs in it; the papers' others are
+            # older ones (and, unless `above` says there are none, newer ones).
+            older = Where(hi=lo, papers=papers) if lo is not None else None
+            newer = Where(lo=hi, papers=papers) if hi is not None and above is None else None
+            known = [m for paper in papers for m in by_paper[paper]]
+            known += [m for part in (older, newer) if part is not None for m in _matches(reader, reader.follows, part)]
+            cards = compose_papers(reader, papers, known=known)
+        chosen += sorted(
+            (
+                card
+                for card in cards.values()
+                if (lo is None or card.event_at >= lo)
+                and (hi is None or card.event_at < hi)
+                and (before is None or card.place < before)
+                and where.admits(card)
+            ),
+            key=lambda card: card.place,
+            reverse=True,
+        )
+        if size is not None and len(chosen) >= size:
+            break
+    return chosen, set(by_paper)
+
+
+def _ordered_cards(
+    reader: Reader,
+    lo: datetime | None,
+    hi: datetime | None,
+    where: CardFilter,
+    *,
+    before: tuple[datetime, int] | None,
+    size: int,
+) -> list[Card]:
+    """A page's cards on PostgreSQL: the database orders the window's papers
+    by their cards' places, and only a slice of them at a time is composed."""
+    step = max(2 * size, 50)
+    chosen: list[Card] = []
+    offset = 0
+    while len(chosen) < size:
+        papers = papers_in_order(
+            reader,
+            lo=lo,
+            hi=hi,
+            before=before,
+            follow_id=where.follow_id,
+            fresh=where.unread_only,
+            limit=step,
+            offset=offset,
+        )
         cards = compose_papers(reader, papers)
-    else:
-        # The window's matches are all of theirs in it; the papers' others are
-        # older ones (and, unless `above` says there are none, newer ones).
-        older = Where(hi=lo, papers=papers) if lo is not None else None
-        newer = Where(lo=hi, papers=papers) if hi is not None and above is None else None
-        more = [m for part in (older, newer) if part is not None for m in _matches(reader, reader.follows, part)]
-        cards = compose_papers(reader, papers, known=found + more)
-    chosen = [
-        card
-        for card in cards.values()
-        if (lo is None or card.event_at >= lo) and (hi is None or card.event_at < hi) and where.admits(card)
-    ]
-    return sorted(chosen, key=lambda card: card.place, reverse=True), set(papers)
+        chosen += sorted(
+            (
+                card
+                for card in cards.values()
+                if (lo is None or card.event_at >= lo)
+                and (hi is None or card.event_at < hi)
+                and (before is None or card.place < before)
+                and where.admits(card)
+            ),
+            key=lambda card: card.place,
+            reverse=True,
+        )
+        if len(papers) < step:
+            break
+        offset += step
+    return chosen
 
 
 def cards_page(
@@ -366,13 +471,12 @@ def cards_page(
     everything older."""
     hi = before[0] + timedelta(microseconds=1) if before else None
     lo = (hi or timezone.now()) - FIRST_WINDOW
-    first, papers = _window_cards(reader, lo, hi, where)
-    collected = [card for card in first if before is None or card.place < before]
+    collected, papers = _window_cards(reader, lo, hi, where, before=before, size=size)
     if len(collected) < size:
         # With the first window open above and read whole, its papers are every
         # paper with a match at or after `lo`.
         above = papers if hi is None and not _narrowed(reader, where) else None
-        collected += _window_cards(reader, None, lo, where, above=above)[0]
+        collected += _window_cards(reader, None, lo, where, above=above, size=size - len(collected))[0]
     return collected[:size]
 
 

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
 
+from django.db import connection
 from django.db.models import Exists, OuterRef, Q, QuerySet
 
 from accounts.follows.definition import FollowDefinition
@@ -25,6 +26,7 @@ from accounts.trail.composition import (
     follow_reason_rows,
     window_cards,
 )
+from accounts.trail.counts import unread_counts
 from accounts.trail.models import DefinitionMatch, ReaderMatch, TrailState
 from harvest.models import Paper, Version
 
@@ -207,9 +209,19 @@ class UnreadCounts:
 
 
 def trail_unread_counts(*, user: User) -> UnreadCounts:
-    """Unread cards, in all and per follow that brought them."""
+    """Unread cards, in all and per follow that brought them: one statement on
+    PostgreSQL (accounts.trail.counts), the composed cards elsewhere."""
+    reader = Reader.of(user.pk)
+    if connection.vendor == "postgresql":
+        total, by_follow = unread_counts(reader)
+        return UnreadCounts(total=total, by_follow=by_follow)
+    return composed_unread_counts(reader)
+
+
+def composed_unread_counts(reader: Reader) -> UnreadCounts:
+    """The unread counts of the composed cards themselves."""
     by_follow: dict[int, int] = {}
-    cards = all_cards(Reader.of(user.pk), CardFilter(unread_only=True))
+    cards = all_cards(reader, CardFilter(unread_only=True))
     for card in cards:
         for follow_id in card.follow_ids:
             by_follow[follow_id] = by_follow.get(follow_id, 0) + 1
