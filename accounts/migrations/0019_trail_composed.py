@@ -226,38 +226,10 @@ class Migration(migrations.Migration):
             constraint=models.UniqueConstraint(fields=("user", "paper"), name="trailstate_user_paper_unique"),
         ),
         migrations.RunPython(keep_what_readers_did, migrations.RunPython.noop),
-        migrations.RemoveField(
-            model_name="trailitem",
-            name="latest_version",
-        ),
-        migrations.RemoveField(
-            model_name="trailitem",
-            name="paper",
-        ),
-        migrations.RemoveField(
-            model_name="trailitem",
-            name="user",
-        ),
-        migrations.RemoveField(
-            model_name="trailmatch",
-            name="item",
-        ),
-        migrations.RemoveField(
-            model_name="trailmatch",
-            name="follow",
-        ),
-        migrations.RemoveField(
-            model_name="trailmatch",
-            name="user",
-        ),
-        migrations.RemoveField(
-            model_name="trailmatch",
-            name="version",
+        migrations.DeleteModel(
+            name="TrailMatch",
         ),
         migrations.DeleteModel(
             name="TrailItem",
-        ),
-        migrations.DeleteModel(
-            name="TrailMatch",
         ),
     ]
