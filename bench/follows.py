@@ -233,6 +233,9 @@ def run_follows(url: str, meta: dict, args: argparse.Namespace) -> dict:
         if not cursor.fetchone()[0]:
             raise SystemExit("the bench library predates the follows tables: rebuild it (make bench-data)")
     remove_bench_users()
+    with connection.cursor() as cursor:
+        # One announcement day's matches: an earlier run's day would double every reader's trail.
+        cursor.execute("TRUNCATE accounts_definitionmatch")
     started = time.perf_counter()
     drawn = build_follows(users=args.users, seed=args.follow_seed, library_seed=meta["parameters"]["seed"])
     built = time.perf_counter() - started

@@ -117,6 +117,10 @@ class Migration(migrations.Migration):
             model_name="definitionmatch",
             name="definitionmatch_def_idx",
         ),
+        migrations.RemoveIndex(
+            model_name="definitionmatch",
+            name="definitionmatch_created_idx",
+        ),
         migrations.RemoveField(
             model_name="user",
             name="trail_through",

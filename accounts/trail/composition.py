@@ -19,6 +19,7 @@ is full, so its cost is that of the cards it looks at, not of the trail
 
 from __future__ import annotations
 
+import uuid
 from collections import defaultdict
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
@@ -27,7 +28,8 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import NamedTuple
 
-from django.db import connection
+from django.core.cache import cache
+from django.db import connection, transaction
 from django.utils import timezone
 
 from accounts.follows.definition import FollowDefinition
@@ -115,11 +117,38 @@ def readers_shared() -> Iterator[None]:
         _shared_readers.reset(token)
 
 
-def forget_readers() -> None:
-    """A reader's follows, exclusions or mark changed: read them again."""
+def forget_readers(user_id: int) -> None:
+    """A reader's follows, exclusions, marks or own matches changed: read
+    them again, and let their stored unread counts go (reader_changed)."""
     shared = _shared_readers.get()
     if shared is not None:
         shared.clear()
+    reader_changed(user_id)
+    # Again once committed: counts stored meanwhile by another request read the rows before the change.
+    transaction.on_commit(lambda: reader_changed(user_id))
+
+
+def _version_key(user_id: int) -> str:
+    return f"trail:reader-version:{user_id}"
+
+
+def reader_changed(user_id: int) -> None:
+    """A new version of what the reader did (their follows, marks, states)."""
+    cache.set(_version_key(user_id), uuid.uuid4().hex, timeout=None)
+
+
+_PRUNED_KEY = "trail:pruned"
+
+
+def trail_pruned() -> None:
+    """The retention dropped matches: every stored count is stale."""
+    cache.set(_PRUNED_KEY, uuid.uuid4().hex, timeout=None)
+
+
+def trail_versions(user_id: int) -> tuple[str | None, str | None]:
+    """The retention's last pruning and the reader's version, one cache round trip."""
+    found = cache.get_many([_PRUNED_KEY, _version_key(user_id)])
+    return found.get(_PRUNED_KEY), found.get(_version_key(user_id))
 
 
 class Match(NamedTuple):

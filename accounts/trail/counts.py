@@ -21,10 +21,7 @@ kept AS (
     WHERE NOT coalesce(s.excluded, false)
       AND NOT (s.dismissed_at IS NOT NULL AND (s.dismissed OR s.undismissed_at IS NOT NULL)
                AND m.created_at > s.dismissed_at AND (s.dismissed OR m.created_at <= s.undismissed_at))
-      AND NOT EXISTS (
-          SELECT 1 FROM accounts_definitionmatch x
-          WHERE x.paper_id = m.paper_id AND x.definition = ANY(%(exclusions)s)
-      )
+      {excluded}
 ),
 cards AS (
     SELECT paper_id, max(number) AS latest, bool_or(dismissed) AS dismissed, max(read_version) AS read_version,
@@ -32,14 +29,14 @@ cards AS (
            max(event_at) FILTER (WHERE created_at <= %(marked_at)s) AS then_event
     FROM kept GROUP BY paper_id
 ),
-unread AS (
-    SELECT paper_id, greatest(read_version, CASE
-        WHEN then_event IS NOT NULL AND (then_event, paper_id) <= (%(up_to)s, %(up_to_paper)s) THEN then_number
-        ELSE 0 END) AS seen
-    FROM cards WHERE NOT dismissed
-),
 open_cards AS (
-    SELECT u.paper_id, u.seen FROM unread u JOIN cards c USING (paper_id) WHERE c.latest > u.seen
+    SELECT paper_id, seen FROM (
+        SELECT paper_id, latest, greatest(read_version, CASE
+            WHEN then_event IS NOT NULL AND (then_event, paper_id) <= (%(up_to)s, %(up_to_paper)s) THEN then_number
+            ELSE 0 END) AS seen
+        FROM cards WHERE NOT dismissed
+    ) c
+    WHERE latest > seen
 )
 SELECT NULL::bigint, count(*) FROM open_cards
 UNION ALL
@@ -53,7 +50,16 @@ GROUP BY k.follow_id
 def unread_counts(reader: Reader) -> tuple[int, dict[int, int]]:
     """(total, per follow) of the reader's unread cards: PostgreSQL only."""
     prelude, params = reader_prelude(reader)
-    statement = _UNREAD.format(prelude=prelude, matches=MATCHES.format(definitions="TRUE", own="TRUE"))
+    # Papers an exclusion matched are out: a probe a match, asked only of readers with exclusions.
+    excluded = (
+        "AND NOT EXISTS (SELECT 1 FROM accounts_definitionmatch x "
+        "WHERE x.paper_id = m.paper_id AND x.definition = ANY(%(exclusions)s))"
+        if reader.exclusions
+        else ""
+    )
+    statement = _UNREAD.format(
+        prelude=prelude, matches=MATCHES.format(definitions="TRUE", own="TRUE"), excluded=excluded
+    )
     with connection.cursor() as cursor:
         cursor.execute(statement, params)
         found = cursor.fetchall()

@@ -132,12 +132,24 @@ def copy_text(value: Any) -> str:
 
 
 def prune_definition_matches(*, days: int = RETENTION_DAYS) -> int:
-    """Drop the matches older than the retention, in id order a batch at a time."""
+    """Drop the matches older than the retention, a batch of ids at a time.
+    Matches are written in id order under the writers' lock, so those older
+    than the cutoff are the ids below the first one recorded after it, found
+    by bisection on the primary key: the table keeps no index on its time,
+    one index fewer for every day's 2.5 M rows to maintain."""
     cutoff = timezone.now() - timedelta(days=days)
+    ids = DefinitionMatch.objects.order_by("id").values_list("id", "created_at")
+    low, high = 0, (DefinitionMatch.objects.order_by("-id").values_list("id", flat=True).first() or 0) + 1
+    while low < high:
+        middle = (low + high) // 2
+        found = ids.filter(id__gte=middle).first()
+        if found is None or found[1] >= cutoff:
+            high = middle
+        else:
+            low = found[0] + 1
     deleted = 0
-    while True:
-        old = DefinitionMatch.objects.filter(created_at__lt=cutoff).order_by("id")
-        ids = list(old.values_list("id", flat=True)[:10000])
-        if not ids:
-            return deleted
-        deleted += DefinitionMatch.objects.filter(id__in=ids).delete()[0]
+    start = DefinitionMatch.objects.order_by("id").values_list("id", flat=True).first() or low
+    while start < low:
+        deleted += DefinitionMatch.objects.filter(id__gte=start, id__lt=min(start + 10000, low)).delete()[0]
+        start += 10000
+    return deleted

@@ -54,7 +54,6 @@ class DefinitionMatch(models.Model):
             models.Index(fields=["definition", "-event_at"], name="definitionmatch_def_event_idx"),
             # The other matches of the papers on a page (a card's older versions, exclusions).
             models.Index(fields=["paper", "definition"], name="definitionmatch_paper_idx"),
-            models.Index(fields=["created_at"], name="definitionmatch_created_idx"),
         ]
 
     def __str__(self) -> str:

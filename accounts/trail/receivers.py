@@ -45,7 +45,7 @@ def on_follows_changing(sender, *, user, **kwargs) -> None:
     """A follow's start and back-fill are decided under the writers' lock,
     never halfway through a batch's matching."""
     lock_trail()
-    forget_readers()
+    forget_readers(user.pk)
 
 
 @receiver(follow_signals.follow_matching_changed, dispatch_uid="trail.follow_matching_changed")
@@ -53,7 +53,7 @@ def on_follow_matching_changed(sender, *, follow, created, since, **kwargs) -> N
     """A new or edited follow shows the definition matches recorded from now
     on, and its back-fill what it would have matched since `since` (an edited
     follow's earlier back-fill goes)."""
-    forget_readers()
+    forget_readers(follow.user_id)
     if not created:
         reader_matches_drop(follow_id=follow.pk)
     follow.matched_after = newest_match_id()
@@ -65,7 +65,7 @@ def on_follow_matching_changed(sender, *, follow, created, since, **kwargs) -> N
 def on_author_variant_rejected(sender, *, follow, paper_id, **kwargs) -> None:
     """The follow's back-filled match of the paper goes (its rules take the
     definition's matches out; a card left without reasons leaves the trail)."""
-    forget_readers()
+    forget_readers(follow.user_id)
     reader_matches_drop(follow_id=follow.pk, paper_id=paper_id)
 
 
@@ -73,7 +73,7 @@ def on_author_variant_rejected(sender, *, follow, paper_id, **kwargs) -> None:
 def on_exclusion_created(sender, *, user, exclusion, **kwargs) -> None:
     """The unread cards a new exclusion covers leave the trail (the matches
     recorded from now on are excluded as they come)."""
-    forget_readers()
+    forget_readers(user.pk)
     cards = {card.paper_id: card for card in all_cards(Reader.of(user.pk), CardFilter(unread_only=True))}
     if not cards:
         return

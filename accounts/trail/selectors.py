@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
 
+from django.core.cache import cache
 from django.db import connection
 from django.db.models import Exists, OuterRef, Q, QuerySet
 
@@ -24,6 +25,7 @@ from accounts.trail.composition import (
     cards_page,
     compose_papers,
     follow_reason_rows,
+    trail_versions,
     window_cards,
 )
 from accounts.trail.counts import unread_counts
@@ -31,6 +33,8 @@ from accounts.trail.models import DefinitionMatch, ReaderMatch, TrailState
 from harvest.models import Paper, Version
 
 MAX_PAGE = 100
+# Stored counts are checked against their stamp on every read; this only bounds what a cache holds.
+COUNTS_SECONDS = 24 * 3600
 
 
 class InvalidCursor(ValueError):
@@ -210,12 +214,33 @@ class UnreadCounts:
 
 def trail_unread_counts(*, user: User) -> UnreadCounts:
     """Unread cards, in all and per follow that brought them: one statement on
-    PostgreSQL (accounts.trail.counts), the composed cards elsewhere."""
+    PostgreSQL (accounts.trail.counts), the composed cards elsewhere. Kept in
+    the cache until a match is recorded, the retention prunes, or the reader
+    changes what they follow or mark (the navigation asks on every page)."""
+    stamp = _counts_stamp(user.pk)
+    key = f"trail:unread:{user.pk}"
+    stored = cache.get(key)
+    if stored is not None and stored[0] == stamp:
+        return UnreadCounts(total=stored[1], by_follow=dict(stored[2]))
     reader = Reader.of(user.pk)
     if connection.vendor == "postgresql":
         total, by_follow = unread_counts(reader)
-        return UnreadCounts(total=total, by_follow=by_follow)
-    return composed_unread_counts(reader)
+        counts = UnreadCounts(total=total, by_follow=by_follow)
+    else:
+        counts = composed_unread_counts(reader)
+    cache.set(key, (stamp, counts.total, sorted(counts.by_follow.items())), timeout=COUNTS_SECONDS)
+    return counts
+
+
+def _counts_stamp(user_id: int) -> tuple:
+    """What the counts were computed from: the newest matches anyone has (two
+    primary-key probes), the retention's last pruning and the reader's version."""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT (SELECT max(id) FROM accounts_definitionmatch), (SELECT max(id) FROM accounts_readermatch)"
+        )
+        matches = cursor.fetchone()
+    return (*matches, *trail_versions(user_id))
 
 
 def composed_unread_counts(reader: Reader) -> UnreadCounts:

@@ -37,6 +37,7 @@ def _read_states(user: User, cards: list[Card], now: datetime) -> None:
             changed.append(state)
     TrailState.objects.bulk_create(new, batch_size=1000)
     TrailState.objects.bulk_update(changed, ["read_version", "read_at"], batch_size=1000)
+    forget_readers(user.pk)
 
 
 @transaction.atomic
@@ -68,7 +69,7 @@ def trail_mark_read(
         TrailReadMark.objects.update_or_create(
             user=user, defaults={"up_to": bound[0], "up_to_paper": bound[1], "marked_at": now}
         )
-        forget_readers()
+        forget_readers(user.pk)
     else:
         # An earlier bound than the mark's: the cards it reads are read one by one.
         _read_states(user, covered, now)
@@ -94,6 +95,7 @@ def trail_dismiss(*, user: User, item_id: int) -> bool:
     state, _ = TrailState.objects.select_for_update().get_or_create(user=user, paper_id=item_id)
     state.dismissed, state.dismissed_at, state.undismissed_at = True, timezone.now(), None
     state.save(update_fields=["dismissed", "dismissed_at", "undismissed_at"])
+    forget_readers(user.pk)
     _dismissals_changed(user.pk)
     return True
 
@@ -104,5 +106,6 @@ def trail_undismiss(*, user: User, item_id: int) -> bool:
         dismissed=False, undismissed_at=timezone.now()
     )
     if done:
+        forget_readers(user.pk)
         _dismissals_changed(user.pk)
     return bool(done)

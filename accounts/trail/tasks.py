@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from celery import shared_task
 
+from accounts.trail.composition import trail_pruned
 from accounts.trail.definition_matches import prune_definition_matches
 from accounts.trail.matching import match_versions
 from accounts.trail.reader_matches import prune_reader_matches
@@ -28,4 +29,6 @@ def match_topic_versions(version_ids: list[int]) -> str:
 @shared_task(name="accounts.prune_definition_matches")
 def prune_definition_matches_task() -> str:
     """Drop follow definitions' matches, and readers' own, past their retention."""
-    return f"{prune_definition_matches()} definition matches and {prune_reader_matches()} readers' own dropped"
+    definitions, own = prune_definition_matches(), prune_reader_matches()
+    trail_pruned()
+    return f"{definitions} definition matches and {own} readers' own dropped"

@@ -162,12 +162,14 @@ def test_a_read_does_not_wait_while_the_matches_are_being_written():
 def test_matches_past_the_retention_are_dropped():
     (user,) = readers(1)
     follow(user, "category", {"code": "cs.LG"})
-    harvest_only(record("2611.00001"), record("2611.00002"))
-    # One batch's matches come in no set order: name the one made old.
+    harvest_only(record("2611.00001"), at=ago(days=40))
+    harvest_only(record("2611.00002"), at=ago(days=1))
+    # The first batch was recorded past the retention (matches come in id order, batch by batch).
     old = DefinitionMatch.objects.filter(paper__arxiv_id="2611.00001")
     assert old.update(created_at=timezone.now() - timedelta(days=RETENTION_DAYS + 1)) == 1
     assert prune_definition_matches() == 1
     assert list(DefinitionMatch.objects.values_list("paper__arxiv_id", flat=True)) == ["2611.00002"]
+    assert prune_definition_matches() == 0
 
 
 def test_a_paper_opened_from_the_library_reads_its_card():

@@ -65,3 +65,20 @@ def test_the_aggregated_counts_are_the_composed_cards_through_every_rule_and_mar
     assert total > 0 and by_follow
     trail_mark_read(user=user)
     assert counts_agree(user) == (0, {})
+
+
+def test_a_stored_count_is_served_until_a_match_a_mark_or_a_follow_changes_it(user, django_assert_num_queries):
+    follow_create(user=user, kind="category", value={"code": "cs.LG"}, name="lg")
+    harvest(record("2611.00001"), record("2611.00002"), at=ago(days=1))
+    assert trail_unread_counts(user=user).total == 2
+    with django_assert_num_queries(1):  # the stamp alone
+        assert trail_unread_counts(user=user).total == 2
+    trail_mark_read(user=user, item_ids=[card_of(user, "2611.00001").paper_id])
+    assert trail_unread_counts(user=user).total == 1
+    harvest(record("2611.00003"), at=ago(hours=1))
+    assert trail_unread_counts(user=user).total == 2
+    follow_create(user=user, kind="category", value={"code": "cs.CL"}, name="cl")
+    harvest(record("2611.00004", categories=["cs.CL"]), at=ago(minutes=30))
+    assert trail_unread_counts(user=user).total == 3
+    assert trail_dismiss(user=user, item_id=card_of(user, "2611.00004").paper_id)
+    assert trail_unread_counts(user=user).total == 2
