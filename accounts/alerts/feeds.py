@@ -16,7 +16,8 @@ from accounts.follows.models import Follow
 from accounts.models import User
 from accounts.recommend.scoring import window_start
 from accounts.recommend.trail_order import UNSCORED, paper_scores
-from accounts.trail.composition import CardFilter, Reader, cards_page
+from accounts.trail.composition import CardFilter, cards_page
+from accounts.trail.readers import Reader
 from digests.selectors import readings_for_versions
 from harvest.models import Paper
 

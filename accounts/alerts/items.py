@@ -22,7 +22,8 @@ from accounts.follows.models import Follow
 from accounts.models import User
 from accounts.recommend.scoring import window_start
 from accounts.recommend.trail_order import scores_of_users
-from accounts.trail.composition import CardFilter, Reader, window_cards
+from accounts.trail.composition import CardFilter, window_cards
+from accounts.trail.readers import Reader
 from digests.selectors import readings_for_versions
 from harvest.models import Paper, Version
 

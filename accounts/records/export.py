@@ -16,8 +16,9 @@ from accounts.follows.models import Exclusion, Follow
 from accounts.models import User
 from accounts.records.files import ExportItem, bibtex, csljson, ris
 from accounts.records.models import Record, RecordTag, Tag
-from accounts.trail.composition import CardFilter, Reader, all_cards
+from accounts.trail.composition import CardFilter, all_cards
 from accounts.trail.models import TrailState
+from accounts.trail.readers import Reader
 from harvest.models import Paper
 
 CITATION_FORMATS = {"bibtex": bibtex.write, "ris": ris.write, "csljson": csljson.write}

@@ -19,136 +19,24 @@ is full, so its cost is that of the cards it looks at, not of the trail
 
 from __future__ import annotations
 
-import uuid
 from collections import defaultdict
-from collections.abc import Iterable, Iterator
-from contextlib import contextmanager
-from contextvars import ContextVar
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import NamedTuple
 
-from django.core.cache import cache
-from django.db import connection, transaction
+from django.db import connection
 from django.utils import timezone
 
-from accounts.follows.definition import FollowDefinition
-from accounts.follows.matching import NEW, REVISION, FollowRules
-from accounts.follows.models import Exclusion, Follow
+from accounts.follows.matching import NEW, REVISION
 from accounts.trail.models import DefinitionMatch, ReaderMatch, TrailReadMark, TrailState
 from accounts.trail.reader_sql import papers_in_order
+from accounts.trail.readers import Reader
 
 # A page reads the last two days first (a busy reader's day fills it), then the
 # rest of the trail at once (a quiet reader's whole month is small).
 FIRST_WINDOW = timedelta(days=2)
 LAST_PAPER = 2**63 - 1
-
-
-@dataclass(frozen=True, slots=True)
-class ReaderFollow:
-    id: int
-    name: str
-    kind: str
-    after: int
-    rules: FollowRules
-
-
-@dataclass
-class Reader:
-    """What composing one reader's trail needs, read once (three small queries)."""
-
-    user_id: int
-    follows: dict[int, list[ReaderFollow]]  # by definition key
-    exclusions: frozenset[int]
-    mark: TrailReadMark | None
-
-    @classmethod
-    def of(cls, user_id: int) -> Reader:
-        shared = _shared_readers.get()
-        if shared is not None and user_id in shared:
-            return shared[user_id]
-        reader = cls._read(user_id)
-        if shared is not None:
-            shared[user_id] = reader
-        return reader
-
-    @classmethod
-    def _read(cls, user_id: int) -> Reader:
-        follows: dict[int, list[ReaderFollow]] = defaultdict(list)
-        fields = ("id", "name", "kind", "compiled", "matched_after", "include_cross_lists", "include_revisions")
-        rows = Follow.objects.filter(user_id=user_id, muted=False).values_list(*fields, "rejected_paper_ids")
-        for follow_id, name, kind, compiled, after, cross, revisions, rejected in rows:
-            key = FollowDefinition.stored(kind, compiled).key
-            follows[key].append(ReaderFollow(follow_id, name, kind, after, FollowRules.of(cross, revisions, rejected)))
-        exclusions = frozenset(
-            FollowDefinition.of_exclusion(kind, compiled).key
-            for kind, compiled in Exclusion.objects.filter(user_id=user_id).values_list("kind", "compiled")
-        )
-        return cls(user_id, dict(follows), exclusions, TrailReadMark.objects.filter(user_id=user_id).first())
-
-    @property
-    def follow_ids(self) -> set[int]:
-        return {follow.id for follows in self.follows.values() for follow in follows}
-
-    def keys_of(self, follow_id: int | None) -> list[int]:
-        if follow_id is None:
-            return list(self.follows)
-        return [key for key, follows in self.follows.items() if any(f.id == follow_id for f in follows)]
-
-    def follow(self, follow_id: int) -> ReaderFollow | None:
-        for follows in self.follows.values():
-            for follow in follows:
-                if follow.id == follow_id:
-                    return follow
-        return None
-
-
-# Within a request, one Reader per user: a page and its navigation's count read
-# the follows, exclusions and mark once. Any change to them forgets them all.
-_shared_readers: ContextVar[dict[int, Reader] | None] = ContextVar("trail_readers", default=None)
-
-
-@contextmanager
-def readers_shared() -> Iterator[None]:
-    token = _shared_readers.set({})
-    try:
-        yield
-    finally:
-        _shared_readers.reset(token)
-
-
-def forget_readers(user_id: int) -> None:
-    """A reader's follows, exclusions, marks or own matches changed: read
-    them again, and let their stored unread counts go (reader_changed)."""
-    shared = _shared_readers.get()
-    if shared is not None:
-        shared.clear()
-    reader_changed(user_id)
-    # Again once committed: counts stored meanwhile by another request read the rows before the change.
-    transaction.on_commit(lambda: reader_changed(user_id))
-
-
-def _version_key(user_id: int) -> str:
-    return f"trail:reader-version:{user_id}"
-
-
-def reader_changed(user_id: int) -> None:
-    """A new version of what the reader did (their follows, marks, states)."""
-    cache.set(_version_key(user_id), uuid.uuid4().hex, timeout=None)
-
-
-_PRUNED_KEY = "trail:pruned"
-
-
-def trail_pruned() -> None:
-    """The retention dropped matches: every stored count is stale."""
-    cache.set(_PRUNED_KEY, uuid.uuid4().hex, timeout=None)
-
-
-def trail_versions(user_id: int) -> tuple[str | None, str | None]:
-    """The retention's last pruning and the reader's version, one cache round trip."""
-    found = cache.get_many([_PRUNED_KEY, _version_key(user_id)])
-    return found.get(_PRUNED_KEY), found.get(_version_key(user_id))
 
 
 class Match(NamedTuple):
@@ -431,21 +319,29 @@ def _window_cards(
             known = [m for paper in papers for m in by_paper[paper]]
             known += [m for part in (older, newer) if part is not None for m in _matches(reader, reader.follows, part)]
             cards = compose_papers(reader, papers, known=known)
-        chosen += sorted(
-            (
-                card
-                for card in cards.values()
-                if (lo is None or card.event_at >= lo)
-                and (hi is None or card.event_at < hi)
-                and (before is None or card.place < before)
-                and where.admits(card)
-            ),
-            key=lambda card: card.place,
-            reverse=True,
-        )
+        chosen += _placed(cards.values(), lo, hi, before, where)
         if size is not None and len(chosen) >= size:
             break
     return chosen, set(by_paper)
+
+
+def _placed(
+    cards: Iterable[Card],
+    lo: datetime | None,
+    hi: datetime | None,
+    before: tuple[datetime, int] | None,
+    where: CardFilter,
+) -> list[Card]:
+    """These cards placed in [lo, hi) and before `before`, under the filter, newest first."""
+    kept = (
+        card
+        for card in cards
+        if (lo is None or card.event_at >= lo)
+        and (hi is None or card.event_at < hi)
+        and (before is None or card.place < before)
+        and where.admits(card)
+    )
+    return sorted(kept, key=lambda card: card.place, reverse=True)
 
 
 def _ordered_cards(
@@ -474,18 +370,7 @@ def _ordered_cards(
             offset=offset,
         )
         cards = compose_papers(reader, papers)
-        chosen += sorted(
-            (
-                card
-                for card in cards.values()
-                if (lo is None or card.event_at >= lo)
-                and (hi is None or card.event_at < hi)
-                and (before is None or card.place < before)
-                and where.admits(card)
-            ),
-            key=lambda card: card.place,
-            reverse=True,
-        )
+        chosen += _placed(cards.values(), lo, hi, before, where)
         if len(papers) < step:
             break
         offset += step

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from django.db import connection
 
-from accounts.trail.composition import Reader
 from accounts.trail.reader_sql import MATCHES, reader_prelude
+from accounts.trail.readers import Reader
 
 _UNREAD = """
 {prelude},

@@ -7,12 +7,10 @@ for the counts and the order of a page (accounts.trail.counts)."""
 from __future__ import annotations
 
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING
 
 from django.db import connection
 
-if TYPE_CHECKING:
-    from accounts.trail.composition import Reader
+from accounts.trail.readers import Reader
 
 # The reader's follows as rows, and the papers each follow's "not this person" took out.
 _FOLLOWS = (

@@ -13,12 +13,13 @@ from accounts.follows.facts import is_fulltext, papers_facts
 from accounts.follows.matching import DayIndex, ExclusionSpec
 from accounts.follows.models import Follow
 from accounts.trail import tasks
-from accounts.trail.composition import CardFilter, Reader, all_cards, forget_readers
+from accounts.trail.composition import CardFilter, all_cards
 from accounts.trail.definition_matches import newest_match_id
 from accounts.trail.lock import lock_trail
 from accounts.trail.matching import follow_backfill
 from accounts.trail.models import TrailState
 from accounts.trail.reader_matches import reader_matches_drop
+from accounts.trail.readers import Reader, forget_readers
 from harvest.signals import versions_created, versions_embedded
 
 

@@ -20,16 +20,15 @@ from accounts.trail.composition import (
     LAST_PAPER,
     Card,
     CardFilter,
-    Reader,
     all_cards,
     cards_page,
     compose_papers,
     follow_reason_rows,
-    trail_versions,
     window_cards,
 )
 from accounts.trail.counts import unread_counts
 from accounts.trail.models import DefinitionMatch, ReaderMatch, TrailState
+from accounts.trail.readers import Reader, trail_versions
 from harvest.models import Paper, Version
 
 MAX_PAGE = 100

@@ -12,8 +12,9 @@ from django.db import transaction
 from django.utils import timezone
 
 from accounts.models import User
-from accounts.trail.composition import LAST_PAPER, Card, CardFilter, Reader, all_cards, compose_papers, forget_readers
+from accounts.trail.composition import LAST_PAPER, Card, CardFilter, all_cards, compose_papers
 from accounts.trail.models import TrailReadMark, TrailState
+from accounts.trail.readers import Reader, forget_readers
 from accounts.trail.signals import cards_dismissed
 
 

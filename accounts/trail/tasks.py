@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from celery import shared_task
 
-from accounts.trail.composition import trail_pruned
 from accounts.trail.definition_matches import prune_definition_matches
 from accounts.trail.matching import match_versions
 from accounts.trail.reader_matches import prune_reader_matches
+from accounts.trail.readers import trail_pruned
 
 
 @shared_task(name="accounts.match_new_versions")

@@ -10,9 +10,10 @@ import pytest
 from django.utils import timezone
 
 from accounts.models import User
-from accounts.trail.composition import Card, CardFilter, Reader, all_cards, compose_papers
+from accounts.trail.composition import Card, CardFilter, all_cards, compose_papers
 from accounts.trail.lock import TrailWriteResult
 from accounts.trail.matching import match_versions
+from accounts.trail.readers import Reader
 from harvest.models import Paper
 from harvest.records import PaperRecord
 from harvest.search_index import index_pending_papers

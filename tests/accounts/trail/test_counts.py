@@ -8,7 +8,7 @@ from django.db import connection
 
 from accounts.follows.services import author_variant_reject, exclusion_create, follow_create, follow_update
 from accounts.records.services import record_save
-from accounts.trail.composition import Reader
+from accounts.trail.readers import Reader
 from accounts.trail.selectors import composed_unread_counts, trail_unread_counts
 from accounts.trail.services import trail_dismiss, trail_mark_read, trail_undismiss
 from harvest.models import Paper
