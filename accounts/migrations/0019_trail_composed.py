@@ -126,6 +126,11 @@ class Migration(migrations.Migration):
             name="trail_through",
         ),
         migrations.AddField(
+            model_name="user",
+            name="trail_version",
+            field=models.BigIntegerField(db_default=0, default=0, editable=False),
+        ),
+        migrations.AddField(
             model_name="follow",
             name="matched_after",
             field=models.BigIntegerField(db_default=0, default=0, editable=False),

@@ -50,6 +50,9 @@ class User(AbstractUser):
     trail_order = models.CharField(
         max_length=8, choices=TrailOrder.choices, default=TrailOrder.FOR_YOU, db_default=TrailOrder.FOR_YOU
     )
+    # Counted up by every change of what the reader follows or marked (accounts.trail.readers),
+    # in the change's transaction: a stored unread count names the version it was made from.
+    trail_version = models.BigIntegerField(default=0, db_default=0, editable=False)
 
 
 class ApiToken(models.Model):

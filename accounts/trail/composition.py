@@ -184,7 +184,7 @@ def _matches(reader: Reader, keys: Iterable[int], where: Where, *, follow_id: in
 def compose_papers(reader: Reader, paper_ids: Iterable[int], *, known: list[Match] | None = None) -> dict[int, Card]:
     """The cards of these papers (those the reader has): every match of each
     read (or, `known`, those already read plus the rest)."""
-    papers = sorted(set(paper_ids))
+    papers = sorted({paper_id for paper_id in paper_ids if 0 < paper_id <= LAST_PAPER})  # no paper has another id
     if not papers:
         return {}
     matches = known if known is not None else _matches(reader, reader.follows, Where(papers=tuple(papers)))

@@ -12,11 +12,12 @@ from contextvars import ContextVar
 from dataclasses import dataclass
 
 from django.core.cache import cache
-from django.db import transaction
+from django.db.models import F
 
 from accounts.follows.definition import FollowDefinition
 from accounts.follows.matching import FollowRules
 from accounts.follows.models import Exclusion, Follow
+from accounts.models import User
 from accounts.trail.models import TrailReadMark
 
 
@@ -95,22 +96,11 @@ def readers_shared() -> Iterator[None]:
 
 def forget_readers(user_id: int) -> None:
     """A reader's follows, exclusions, marks or own matches changed: read
-    them again, and let their stored unread counts go (reader_changed)."""
+    them again, and let their stored unread counts go."""
     shared = _shared_readers.get()
     if shared is not None:
         shared.clear()
-    reader_changed(user_id)
-    # Again once committed: counts stored meanwhile by another request read the rows before the change.
-    transaction.on_commit(lambda: reader_changed(user_id))
-
-
-def _version_key(user_id: int) -> str:
-    return f"trail:reader-version:{user_id}"
-
-
-def reader_changed(user_id: int) -> None:
-    """A new version of what the reader did (their follows, marks, states)."""
-    cache.set(_version_key(user_id), uuid.uuid4().hex, timeout=None)
+    User.objects.filter(pk=user_id).update(trail_version=F("trail_version") + 1)
 
 
 _PRUNED_KEY = "trail:pruned"
@@ -121,7 +111,5 @@ def trail_pruned() -> None:
     cache.set(_PRUNED_KEY, uuid.uuid4().hex, timeout=None)
 
 
-def trail_versions(user_id: int) -> tuple[str | None, str | None]:
-    """The retention's last pruning and the reader's version, one cache round trip."""
-    found = cache.get_many([_PRUNED_KEY, _version_key(user_id)])
-    return found.get(_PRUNED_KEY), found.get(_version_key(user_id))
+def trail_pruned_version() -> str | None:
+    return cache.get(_PRUNED_KEY)

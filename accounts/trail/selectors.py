@@ -28,7 +28,7 @@ from accounts.trail.composition import (
 )
 from accounts.trail.counts import unread_counts
 from accounts.trail.models import DefinitionMatch, ReaderMatch, TrailState
-from accounts.trail.readers import Reader, trail_versions
+from accounts.trail.readers import Reader, trail_pruned_version
 from harvest.models import Paper, Version
 
 MAX_PAGE = 100
@@ -233,13 +233,16 @@ def trail_unread_counts(*, user: User) -> UnreadCounts:
 
 def _counts_stamp(user_id: int) -> tuple:
     """What the counts were computed from: the newest matches anyone has (two
-    primary-key probes), the retention's last pruning and the reader's version."""
+    primary-key probes), the reader's version (their follows and marks, as
+    committed) and the retention's last pruning."""
     with connection.cursor() as cursor:
         cursor.execute(
-            "SELECT (SELECT max(id) FROM accounts_definitionmatch), (SELECT max(id) FROM accounts_readermatch)"
+            "SELECT (SELECT max(id) FROM accounts_definitionmatch), (SELECT max(id) FROM accounts_readermatch), "
+            "(SELECT trail_version FROM accounts_user WHERE id = %s)",
+            [user_id],
         )
-        matches = cursor.fetchone()
-    return (*matches, *trail_versions(user_id))
+        found = cursor.fetchone()
+    return (*found, trail_pruned_version())
 
 
 def composed_unread_counts(reader: Reader) -> UnreadCounts:
