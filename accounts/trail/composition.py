@@ -76,29 +76,23 @@ class Card:
 
 @dataclass(frozen=True)
 class Where:
-    """Which matches to read: a window of event times, these papers only (or
-    all but the window), and (`fresh`) only those that can make a card unread
-    past the reader's mark. One SQL condition, the same for both tables."""
+    """Which matches to read: a window of event times, these papers only, and
+    (`fresh`) only those that can make a card unread past the reader's mark.
+    One SQL condition, the same for both tables."""
 
     lo: datetime | None = None
     hi: datetime | None = None
     papers: tuple[int, ...] | None = None
-    outside: bool = False
     fresh: TrailReadMark | None = None
 
     def sql(self) -> tuple[str, list]:
         parts, params = [], []
-        window, window_params = [], []
         if self.lo is not None:
-            window.append("event_at >= %s")
-            window_params.append(self.lo)
+            parts.append("event_at >= %s")
+            params.append(self.lo)
         if self.hi is not None:
-            window.append("event_at < %s")
-            window_params.append(self.hi)
-        if window:
-            clause = " AND ".join(window)
-            parts.append(f"NOT ({clause})" if self.outside else clause)
-            params += window_params
+            parts.append("event_at < %s")
+            params.append(self.hi)
         if self.papers is not None:
             parts.append(f"paper_id IN ({', '.join(['%s'] * len(self.papers))})")
             params += self.papers
