@@ -34,12 +34,12 @@ MATCHES = """
 """
 
 
-def reader_prelude(reader: Reader, *, follow_id: int | None = None) -> tuple[str, dict]:
-    """The WITH clause's first two tables (the reader's follows, or one of
-    them, and their rejections) and the parameters every statement shares."""
+def reader_prelude(reader: Reader) -> tuple[str, dict]:
+    """The WITH clause's first two tables (the reader's follows and their
+    rejections) and the parameters every statement shares."""
     params: dict = {
         "user": reader.user_id,
-        "live": sorted(reader.follow_ids) if follow_id is None else [follow_id],
+        "live": sorted(reader.follow_ids),
         "exclusions": sorted(reader.exclusions),
         "marked_at": reader.mark.marked_at if reader.mark else None,
         "up_to": reader.mark.up_to if reader.mark else None,
@@ -48,8 +48,6 @@ def reader_prelude(reader: Reader, *, follow_id: int | None = None) -> tuple[str
     rows, rejected = [], []
     for key, group in reader.follows.items():
         for follow in group:
-            if follow_id is not None and follow.id != follow_id:
-                continue
             n = len(rows)
             rows.append(f"(%(f{n})s::bigint, %(k{n})s::bigint, %(a{n})s::bigint, %(c{n})s::boolean, %(r{n})s::boolean)")
             params |= {
