@@ -254,9 +254,11 @@ def run_follows(url: str, meta: dict, args: argparse.Namespace) -> dict:
           file=sys.stderr, flush=True)  # fmt: skip
     users = sampled_users(READERS_SAMPLED)
     catch_up = measure_catch_up(users)
-    print(f"  follows first read: page p95 {catch_up['with_first_page_p95_ms']:.0f} ms, counts p95 "
-          f"{catch_up['catch_up_p95_ms']:.0f} ms, {catch_up['cards_per_reader_mean']:,} cards a reader",
-          file=sys.stderr, flush=True)  # fmt: skip
+    first_read = (
+        f"  follows first read: page p95 {catch_up['with_first_page_p95_ms']:.0f} ms, counts p95 "
+        f"{catch_up['catch_up_p95_ms']:.0f} ms, {catch_up['cards_per_reader_mean']:,} cards a reader"
+    )
+    print(first_read, file=sys.stderr, flush=True)
     with connection.cursor() as cursor:
         cursor.execute("ANALYZE accounts_readermatch, accounts_trailstate")
         cursor.execute("SELECT pg_total_relation_size('accounts_definitionmatch')")
