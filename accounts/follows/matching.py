@@ -53,8 +53,9 @@ class PaperFacts:
 class FollowRules:
     """A follow's own switches over what its definition matches: cross-lists,
     revisions, and the papers "not this person" took out. Applied the same
-    way when a batch is matched for one follow (a back-fill) and when the
-    definitions' matches are delivered to each follower."""
+    way when a batch is matched for one follow (a back-fill) and when a
+    reader's trail is composed from the definitions' matches (on PostgreSQL,
+    the same rules are also written in SQL: accounts.trail.reader_sql)."""
 
     include_cross_lists: bool = True
     include_revisions: bool = True

@@ -1,7 +1,7 @@
-"""Writes for follows and exclusions. What a change means for the trail (the
-matches recorded so far delivered under the old follows, a new or edited
-follow's back-fill over the last PAPERTRAIL_FOLLOW_BACKFILL_DAYS days, the
-cards a removed follow or a new exclusion takes away) is the trail's to do:
+"""Writes for follows and exclusions. What a change means for the trail (a
+new or edited follow starting anew with its back-fill over the last
+PAPERTRAIL_FOLLOW_BACKFILL_DAYS days, the unread cards a new exclusion takes
+away, the reader's stored counts gone stale) is the trail's to do:
 these writes announce each change (accounts.follows.signals), in the same
 transaction."""
 

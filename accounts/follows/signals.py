@@ -4,8 +4,8 @@ receivers run in it: a change and its cards commit together."""
 
 from django.dispatch import Signal
 
-# The user's follows or exclusions are about to change (`user`): matches
-# recorded so far must be applied under the follows as they still are.
+# The user's follows or exclusions are about to change (`user`): the trail
+# takes its writers' lock, so the change falls between two batches' matching.
 follows_changing = Signal()
 # What a follow matches is new (`follow`, `created`, `since`: the start of its
 # back-fill window); an edited follow's unread reasons are stale.
