@@ -88,25 +88,10 @@ def child_match(new: int, revisions: int) -> dict:
 
 
 def measure_catch_up(users: list) -> dict:
-    """Each sampled reader's first read of the trail after the day, with cold
-    caches of nothing but the process: the first page, then the unread counts
-    (every card of the day composed), once a reader."""
-    from accounts.trail.selectors import trail_page, trail_unread_counts
+    """Each sampled reader's first read of the trail after the day (bench.trail_rows)."""
+    from bench.trail_rows import first_reads
 
-    catch_up, first_page, cards = [], [], []
-    for user in users:
-        started = time.perf_counter()
-        trail_page(user=user)
-        mark = time.perf_counter()
-        counts = trail_unread_counts(user=user)
-        first_page.append((mark - started) * 1000)
-        catch_up.append((time.perf_counter() - mark) * 1000)
-        cards.append(counts.total)
-    return {"readers": len(users), "catch_up_p50_ms": percentile(catch_up, 0.5),
-            "catch_up_p95_ms": percentile(catch_up, 0.95), "catch_up_max_ms": max(catch_up, default=0),
-            "with_first_page_p50_ms": percentile(first_page, 0.5),
-            "with_first_page_p95_ms": percentile(first_page, 0.95),
-            "cards_per_reader_mean": round(sum(cards) / max(1, len(cards)), 1)}  # fmt: skip
+    return first_reads(users)
 
 
 def _timed(call, arguments: list, runs: int) -> dict:
@@ -140,14 +125,9 @@ def sampled_users(count: int) -> list:
 
 def readers(users: list) -> list[tuple]:
     """(user, their follow with most unread cards) of these users that have cards."""
-    from accounts.trail.selectors import trail_unread_counts
+    from bench.trail_rows import busiest_follows
 
-    chosen = []
-    for user in users:
-        by_follow = trail_unread_counts(user=user).by_follow
-        if by_follow:
-            chosen.append((user, max(by_follow, key=by_follow.get)))
-    return chosen
+    return busiest_follows(users)
 
 
 def measure_reads(runs: int, picked: list[tuple], previews: list[tuple[str, str, dict]]) -> list[dict]:

@@ -120,7 +120,7 @@ def _sample_papers(count: int, rng: random.Random) -> list[int]:
 def measure_training(saves: int, rng: random.Random) -> dict:
     from accounts.models import User
     from accounts.recommend.training import train_user
-    from accounts.trail.models import TrailState
+    from bench.trail_rows import dismiss
     from bench.vectors import write_vectors
     from harvest.models import Paper
 
@@ -128,13 +128,7 @@ def measure_training(saves: int, rng: random.Random) -> dict:
     picked = list(Paper.objects.filter(pk__in=_sample_papers(saves * 2, rng)).values_list("pk", "latest_version"))
     write_vectors([pk for pk, _ in picked[: saves + saves // 10]], rng)
     _saves(user, [pk for pk, _ in picked[:saves]])
-    now = datetime.now(UTC)
-    TrailState.objects.bulk_create(
-        [
-            TrailState(user=user, paper_id=pk, read_version=n, dismissed=True, dismissed_at=now)
-            for pk, n in picked[saves : saves + saves // 10]
-        ]
-    )
+    dismiss(user, picked[saves : saves + saves // 10])
     started = time.perf_counter()
     train_user(user)
     first = time.perf_counter() - started
