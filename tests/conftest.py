@@ -11,6 +11,7 @@ from tests.replay_server import ReplayServer
 from tests.smtp_server import Inbox, SmtpServer
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
+pytest_plugins = ["tests.front_door"]
 
 
 @pytest.fixture
