@@ -8,7 +8,7 @@ DEV_STAMP := $(VENV)/.dev-$(shell cat requirements.txt requirements-dev.txt | md
 # Tests and checks read settings for tests; `make run` runs the real settings in debug mode.
 TEST_ENV := DJANGO_SETTINGS_MODULE=papertrail.settings.test
 
-.PHONY: run test lint format check-migrations bench-harvest bench-data bench bench-search loadtest browser-deps clean
+.PHONY: run test lint format check-migrations bench-harvest bench-data bench bench-search bench-broker loadtest browser-deps clean
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -59,6 +59,10 @@ bench: $(DEV_STAMP)
 # The semantic search at scale: synthetic vectors, the index, hybrid and similar papers (bench/search.py).
 bench-search: $(DEV_STAMP)
 	$(TEST_ENV) $(PY) -m bench.search --scale $(SCALE) $(BENCH_ARGS)
+
+# How long a task waits in `make run`'s embedded file broker, and its idle cost (bench/broker.py).
+bench-broker: $(DEV_STAMP)
+	$(TEST_ENV) $(PY) -m bench.broker $(BENCH_ARGS)
 
 # Locust against gunicorn on loopback over the bench library (bench/loadtest.py).
 loadtest: $(DEV_STAMP)

@@ -34,6 +34,7 @@ from usearch.index import Index
 
 from harvest.embeddings.services import from_bytes
 from harvest.models import PaperEmbedding, StoredVector
+from papertrail.libraries import library_slug
 
 VectorTable = type[StoredVector]
 
@@ -44,8 +45,7 @@ _READ_CHUNK = 5000
 def index_directory() -> Path:
     """One folder per database, so that a test database never reads the
     development library's index."""
-    name = re.sub(r"[^A-Za-z0-9_.-]", "_", Path(str(connection.settings_dict["NAME"])).name) or "default"
-    return Path(settings.VAR_DIR) / "vectors" / name
+    return Path(settings.VAR_DIR) / "vectors" / library_slug(connection.settings_dict["NAME"])
 
 
 def model_slug(model: str) -> str:

@@ -4,9 +4,12 @@ that waited too long is dropped instead of stacked; the next one catches up."""
 
 from __future__ import annotations
 
+from papertrail.libraries import file_broker_options
 from papertrail.schedules import ZonedCron, crontab_from, expires_for
-from papertrail.settings.base import REDIS_URL, VAR_DIR
-from papertrail.settings.env import env_cron, env_cron_list, env_int, env_zone
+from papertrail.settings.base import DATABASES, REDIS_URL, VAR_DIR
+from papertrail.settings.env import env_cron, env_cron_list, env_float, env_int, env_zone
+
+BROKER_POLL_SECONDS = env_float("PAPERTRAIL_BROKER_POLL_SECONDS", 0.1, minimum=0.01)
 
 if REDIS_URL:
     CELERY_BROKER_URL = REDIS_URL
@@ -14,17 +17,13 @@ if REDIS_URL:
     CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": 4 * 3600}
 else:
     # Embedded default for one machine: kombu's file-system transport passes
-    # messages through a folder, so worker and beat need no broker server.
-    _broker_dir = VAR_DIR / "celery-broker"
-    _broker_dir.mkdir(exist_ok=True)
+    # messages through folders, so worker and beat need no broker server. The
+    # folders are the library's own (named after its database, as its vector
+    # index is), so a worker never takes a task queued for another library.
     CELERY_BROKER_URL = "filesystem://"
-    CELERY_BROKER_TRANSPORT_OPTIONS = {
-        "data_folder_in": str(_broker_dir),
-        "data_folder_out": str(_broker_dir),
-        "processed_folder": str(VAR_DIR / "celery-processed"),
-        "control_folder": str(VAR_DIR / "celery-control"),
-        "store_processed": False,
-    }
+    CELERY_BROKER_TRANSPORT_OPTIONS = file_broker_options(
+        VAR_DIR, DATABASES["default"]["NAME"], poll_seconds=BROKER_POLL_SECONDS
+    )
     CELERY_RESULT_BACKEND = None
 
 CELERY_TASK_SERIALIZER = "json"

@@ -101,6 +101,9 @@ VARIABLES: dict[str, Case] = {
         "0.25", "s.CACHES['default']['OPTIONS']['socket_connect_timeout']", 0.25, context=REDIS
     ),
     "PAPERTRAIL_REDIS_TIMEOUT": Case("2.5", "s.CACHES['default']['OPTIONS']['socket_timeout']", 2.5, context=REDIS),
+    "PAPERTRAIL_BROKER_POLL_SECONDS": Case(
+        "0.25", "s.CELERY_BROKER_TRANSPORT_OPTIONS['polling_interval']", 0.25, alone=True
+    ),
     "PAPERTRAIL_LOG_LEVEL": Case("DEBUG", "s.LOGGING['root']['level']", "DEBUG"),
     # --- celery.py ---
     "CELERY_TASK_SOFT_TIME_LIMIT": Case("1200", "s.CELERY_TASK_SOFT_TIME_LIMIT", 1200),

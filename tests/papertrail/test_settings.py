@@ -111,3 +111,34 @@ def test_without_email_url_mail_is_written_to_files_under_var():
         "django.core.mail.backends.filebased.EmailBackend",
         "/tmp/papertrail-settings-test/mail",
     ]
+
+
+SEND_AND_LIST = (
+    "import os; from django.conf import settings as s; from papertrail.celery import app; "
+    "options = s.CELERY_BROKER_TRANSPORT_OPTIONS; "
+    "os.environ.get('SEND') and app.send_task('harvest.index_search', queue='harvest'); "
+    "print(options['data_folder_in'], options['polling_interval'], len(os.listdir(options['data_folder_in'])))"
+)
+
+
+def test_each_library_has_its_own_embedded_broker(tmp_path):
+    """Without Redis, a task queued for one library's database lands in that
+    library's broker folder only: a worker of another library never takes it."""
+    first = {**PRODUCTION, "PAPERTRAIL_VAR_DIR": str(tmp_path), "DATABASE_URL": f"sqlite:///{tmp_path}/first.sqlite3"}
+    second = {**first, "DATABASE_URL": "postgres://postgres@127.0.0.1:5432/second_library"}
+
+    def shell(env: dict[str, str]) -> list[str]:
+        finished = subprocess.run(
+            [sys.executable, str(PROJECT_ROOT / "manage.py"), "shell", "--no-imports", "-c", SEND_AND_LIST],
+            env={**env, "DJANGO_SETTINGS_MODULE": "papertrail.settings.main"},
+            capture_output=True,
+            text=True,
+            timeout=120,
+            cwd=PROJECT_ROOT,
+        )
+        assert finished.returncode == 0, finished.stderr
+        return finished.stdout.split()
+
+    assert shell({**first, "SEND": "1"}) == [f"{tmp_path}/celery-broker/first.sqlite3/in", "0.1", "1"]
+    assert shell(second) == [f"{tmp_path}/celery-broker/second_library/in", "0.1", "0"]
+    assert shell(first)[2] == "1"
