@@ -12,6 +12,10 @@ Two things real records carry that no reader should see:
   a text only when the repair is unambiguous (a text that merely holds
   accents is left as it is).
 
+And one thing that is never text: an ASCII control character other than a
+tab or a line break, such as the DEL that arXiv's 2016 OAI records hold before
+a TeX accent ("Pl\\x7f\\"ucker"), is dropped.
+
 Both are cheap on the common case: pure ASCII skips the encoding repair,
 a text without a backslash skips the TeX decoding.
 """
@@ -36,12 +40,17 @@ _LETTER = r"\\(?:ss|ae|AE|oe|OE|aa|AA|o|O|l|L|i|j)(?![A-Za-z])(?:\{\}|\s(?=[A-Za
 _ESCAPE = r"\\[&%#_]"
 _TEX = re.compile(rf"\{{(?:{_ACCENT}|{_LETTER})\}}|{_ACCENT}|{_LETTER}|{_ESCAPE}")
 _latex = LatexNodes2Text()
+# C0 controls but tab, line feed and carriage return, and DEL. C1 controls stay:
+# mis-decoded UTF-8 is made of them and ftfy needs them to repair it.
+_CONTROL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 
 
 def readable(text: str) -> str:
-    """The text with mis-decoded UTF-8 repaired and TeX letters decoded."""
+    """The text with control characters dropped, mis-decoded UTF-8 repaired
+    and TeX letters decoded."""
     if not text:
         return text
+    text = _CONTROL.sub("", text)
     if not text.isascii():
         text = ftfy.fix_encoding(text)
     if "\\" in text:

@@ -8,6 +8,7 @@ recorded and no `versions_created` signal is sent (see PROVENANCE.md).
 
 from __future__ import annotations
 
+import gzip
 import json
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -39,19 +40,34 @@ class FileResult:
     picks: int = 0
 
 
+def read_bundled(path: Path) -> bytes:
+    """A bundled file's bytes; a `.gz` file is the gzip of the recorded file,
+    whose bytes come back unchanged."""
+    return gzip.decompress(path.read_bytes()) if path.suffix == ".gz" else path.read_bytes()
+
+
+def recorded_name(path: Path) -> str:
+    """The recorded file's name: the bundled name without `.gz`."""
+    return path.name.removesuffix(".gz")
+
+
 def snapshot_records(path: Path) -> list[PaperRecord]:
-    return [parse_snapshot_line(line) for line in path.read_bytes().splitlines() if line.strip()]
+    return [parse_snapshot_line(line) for line in read_bundled(path).splitlines() if line.strip()]
 
 
 def oai_records(path: Path) -> list[PaperRecord]:
-    return parse_list_records(path.read_bytes()).records
+    return parse_list_records(read_bundled(path)).records
 
 
 def api_records(path: Path) -> list[PaperRecord]:
-    body = path.read_bytes()
-    if path.suffix == ".json":
+    body = read_bundled(path)
+    if recorded_name(path).endswith(".json"):
         body = json.loads(body)["body"].encode("utf-8")
     return records_from_atom(body)
+
+
+def _recorded(folder: Path, *suffixes: str) -> list[Path]:
+    return sorted(path for path in folder.iterdir() if path.is_file() and recorded_name(path).endswith(suffixes))
 
 
 def bundle_files(bundle_dir: Path = BUNDLE_DIR) -> list[tuple[Path, Callable[[Path], list[PaperRecord]]]]:
@@ -61,9 +77,9 @@ def bundle_files(bundle_dir: Path = BUNDLE_DIR) -> list[tuple[Path, Callable[[Pa
     text of every version and their pages show what changed."""
     files: list[tuple[Path, Callable[[Path], list[PaperRecord]]]] = []
     files += [(path, abs_records) for path in abs_files(bundle_dir / "arxiv_abs")]
-    files += [(path, snapshot_records) for path in sorted((bundle_dir / "kaggle").glob("*.jsonl"))]
-    files += [(path, oai_records) for path in sorted((bundle_dir / "arxiv_oai").glob("*.xml"))]
-    files += [(path, api_records) for path in sorted((bundle_dir / "arxiv_api").iterdir()) if path.is_file()]
+    files += [(path, snapshot_records) for path in _recorded(bundle_dir / "kaggle", ".jsonl")]
+    files += [(path, oai_records) for path in _recorded(bundle_dir / "arxiv_oai", ".xml")]
+    files += [(path, api_records) for path in _recorded(bundle_dir / "arxiv_api", ".xml", ".json")]
     return files
 
 

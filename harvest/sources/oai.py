@@ -5,6 +5,14 @@ tests/fixtures/arxiv_oai/): resumption tokens are followed to the end, an
 empty `<resumptionToken/>` closes the list; `noRecordsMatch` is an empty
 answer, not an error; incremental harvests ask `from` the response date of the
 last completed harvest and give no `until`; dates have day granularity.
+
+A page in arXiv's other record format, `arXiv` (schema
+http://arxiv.org/OAI/arXiv.xsd), is read too, for recorded pages such as the
+offline bundle's: it gives the first version's day (`created`) and the last
+one's (`updated`, kept on the record) but neither the version count nor the
+versions between, so such a record holds v1 only, and the library dates its
+paper by v1, until an `arXivRaw` page brings the history. Its authors come as `keyname`/`forenames`/`suffix`/
+`affiliation` elements. The live source asks for `arXivRaw` only.
 """
 
 from __future__ import annotations
@@ -12,6 +20,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from io import BytesIO
 
 from django.conf import settings
@@ -23,9 +32,11 @@ from harvest.records import (
     MalformedRecord,
     PaperRecord,
     VersionRecord,
+    author_affiliations,
     checked,
     clean_abstract,
     clean_line,
+    clean_name,
     clean_title,
     parse_arxiv_date,
     parse_size,
@@ -38,8 +49,10 @@ logger = logging.getLogger(__name__)
 
 OAI = "{http://www.openarchives.org/OAI/2.0/}"
 RAW = "{http://arxiv.org/OAI/arXivRaw/}"
+ARX = "{http://arxiv.org/OAI/arXiv/}"
 _TAGS = (f"{OAI}responseDate", f"{OAI}error", f"{OAI}record", f"{OAI}resumptionToken")
 _HEADER, _IDENTIFIER, _METADATA, _ARXIV_RAW = f"{OAI}header", f"{OAI}identifier", f"{OAI}metadata", f"{RAW}arXivRaw"
+_ARXIV = f"{ARX}arXiv"
 
 
 class OaiError(PermanentError):
@@ -122,6 +135,58 @@ def parse_raw_record(metadata: etree._Element) -> PaperRecord:
     )
 
 
+# The `arXiv` format's text fields, in the order of PaperRecord's fields after
+# `categories` (it names no submitter).
+_ARX_TEXT_TAGS = tuple(f"{ARX}{tag}" for tag in ("comments", "journal-ref", "doi", "license"))
+_ARX_AUTHOR_PARTS = tuple(f"{ARX}{tag}" for tag in ("forenames", "keyname", "suffix"))
+
+
+def _day(text: str | None, arxiv_id: str) -> datetime | None:
+    """The `arXiv` format's `created`/`updated` day ("2016-03-01") as
+    midnight UTC: the format gives no time of day."""
+    if not text or not text.strip():
+        return None
+    try:
+        return datetime.strptime(text.strip(), "%Y-%m-%d").replace(tzinfo=UTC)
+    except ValueError as exc:
+        raise MalformedRecord(f"{arxiv_id}: bad date {text!r}") from exc
+
+
+def parse_arxiv_record(metadata: etree._Element) -> PaperRecord:
+    """One `<arXiv>` element (the `arXiv` metadata format) as a PaperRecord;
+    MalformedRecord if unusable. Holds v1 only: see the module docstring."""
+    texts = _first_texts(metadata)
+    arxiv_id, _ = split_arxiv_id((texts.get(f"{ARX}id") or "").strip())
+    title = clean_title(texts.get(f"{ARX}title"))
+    if not title:
+        raise MalformedRecord(f"{arxiv_id}: no title")
+    created = _day(texts.get(f"{ARX}created"), arxiv_id)
+    if created is None:
+        raise MalformedRecord(f"{arxiv_id}: no created date")
+    authors, affiliations = [], []
+    for author in metadata.iterchildren(f"{ARX}authors"):
+        for element in author.iterchildren(f"{ARX}author"):
+            parts = _first_texts(element)
+            name = clean_name(" ".join(filter(None, (parts.get(tag) for tag in _ARX_AUTHOR_PARTS))))
+            if name:
+                authors.append(name)
+                affiliations.append([a.text or "" for a in element.iterchildren(f"{ARX}affiliation")])
+    return checked(
+        PaperRecord(
+            arxiv_id,
+            title,
+            clean_abstract(texts.get(f"{ARX}abstract")),
+            authors,
+            list(dict.fromkeys((texts.get(f"{ARX}categories") or "").split())),
+            *(clean_line(texts.get(tag)) for tag in _ARX_TEXT_TAGS),
+            versions=[VersionRecord(1, created)],
+            published=created,
+            updated=_day(texts.get(f"{ARX}updated"), arxiv_id) or created,
+            affiliations=author_affiliations(authors, affiliations),
+        )
+    )
+
+
 def parse_list_records(data: bytes) -> OaiPage:
     """Parse one ListRecords reply, streaming record by record so memory stays
     bounded by the page. A malformed record is logged and counted as skipped;
@@ -154,11 +219,14 @@ def _read_record(element: etree._Element, page: OaiPage) -> None:
         page.deleted += 1
         logger.info("OAI record %s is marked deleted; the library keeps what it stored", identifier)
         return
-    metadata = next((raw for child in element.iterchildren(_METADATA) for raw in child.iterchildren(_ARXIV_RAW)), None)
+    metadata = next(
+        (raw for child in element.iterchildren(_METADATA) for raw in child.iterchildren(_ARXIV_RAW, _ARXIV)), None
+    )
     try:
         if metadata is None:
-            raise MalformedRecord("no arXivRaw metadata")
-        page.records.append(parse_raw_record(metadata))
+            raise MalformedRecord("no arXivRaw or arXiv metadata")
+        parse = parse_raw_record if metadata.tag == _ARXIV_RAW else parse_arxiv_record
+        page.records.append(parse(metadata))
     except MalformedRecord as exc:
         page.skipped += 1
         page.malformed.append(f"OAI record {identifier or '(no identifier)'}: {exc}")

@@ -56,6 +56,9 @@ migration = importlib.import_module("harvest.migrations.0015_readable_text")
         ("BetÃ¼l KaragÃ¶z, Dirk WÃ¼bben", "Betül Karagöz, Dirk Wübben"),
         ("Bayes error at most $Î\u00b4$ and prior $(Ï\x80, 1-Ï\x80)$", "Bayes error at most $δ$ and prior $(π, 1-π)$"),
         ("naïve café, Ångström, 深度学习", "naïve café, Ångström, 深度学习"),
+        # A DEL before the accent (arXiv's 2016 OAI record of 1602.05990); tabs and line breaks stay.
+        ('Pl\x7f\\"ucker Correction Problem', "Plücker Correction Problem"),
+        ("one\ttwo\nthree\r\n", "one\ttwo\nthree\r\n"),
     ],
 )
 def test_tex_letters_and_mis_decoded_utf8_become_readable_and_nothing_else_changes(raw, readable_form):

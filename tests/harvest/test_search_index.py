@@ -103,13 +103,14 @@ def test_the_offline_bundle_is_searchable_when_the_command_ends():
 def test_outside_a_transaction_several_connections_share_the_pass():
     records = [record(f"2611.{n:05d}", title=f"Paper about topic{n % 7}") for n in range(700, 760)]
     paper_upsert_many(records=records, now=NOW)
-    threads_before = threading.active_count()
 
     result = index_pending_papers(batch_size=7, workers=3)
 
     assert result.papers == 60
     assert pending_count() == 0
-    assert threading.active_count() == threads_before
+    # The pass's own threads are gone (by name: a replay server's request thread left by
+    # another test may end at any moment, so the total count says nothing).
+    assert not [thread for thread in threading.enumerate() if thread.name.startswith("search-index-")]
     if connection.vendor == "postgresql":
         assert result.batches >= 9  # 60 papers in batches of at most 7, whichever connection took them
         assert sorted(found("topic3")) == [r.arxiv_id for r in records if r.title.endswith("topic3")]
