@@ -84,6 +84,8 @@ class MakeRun:
                 stdout=output,
                 stderr=subprocess.STDOUT,
                 start_new_session=True,
+                # As a terminal's foreground job has it, even when this session was started with it ignored.
+                preexec_fn=_interruptible,
             )
         self.started = time.monotonic()
         return self
@@ -155,6 +157,10 @@ class MakeRun:
         for pid in self.leftovers():
             with contextlib.suppress(ProcessLookupError):
                 os.kill(pid, signal.SIGKILL)
+
+
+def _interruptible() -> None:
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
 _session_run: MakeRun | None = None

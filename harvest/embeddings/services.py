@@ -62,18 +62,18 @@ def embed_papers(
         papers = papers[:limit]
     result = EmbedResult()
     started = time.monotonic()
-    batch: list[tuple[int, str]] = []
-    for paper_id, title, abstract in papers.values_list("pk", "title", "abstract").iterator(chunk_size=2000):
-        batch.append((paper_id, passage_text(title, abstract)))
-        if len(batch) == CHUNK:
-            _store(batch, encoder, result)
-            batch = []
-            if progress is not None:
-                progress(result.papers + result.skipped)
-    _store(batch, encoder, result)
+    # The ids first, then each chunk's text: no read stays open across the
+    # writes, which on SQLite would see another process's commit and fail
+    # ("database is locked") when it next writes.
+    ids = list(papers.values_list("pk", flat=True))
+    for start in range(0, len(ids), CHUNK):
+        chunk = ids[start : start + CHUNK]
+        rows = Paper.objects.filter(pk__in=chunk).values_list("pk", "title", "abstract")
+        texts = {paper_id: passage_text(title, abstract) for paper_id, title, abstract in rows}
+        _store([(paper_id, texts[paper_id]) for paper_id in chunk if paper_id in texts], encoder, result)
+        if progress is not None:
+            progress(result.papers + result.skipped)
     result.seconds = time.monotonic() - started
-    if progress is not None:
-        progress(result.papers + result.skipped)
     return result
 
 

@@ -21,6 +21,8 @@ else:
     # folders are the library's own (named after its database, as its vector
     # index is), so a worker never takes a task queued for another library.
     CELERY_BROKER_URL = "filesystem://"
+    # kombu's transport, writing each message whole (papertrail/file_broker.py).
+    CELERY_BROKER_TRANSPORT = "papertrail.file_broker:Transport"
     CELERY_BROKER_TRANSPORT_OPTIONS = file_broker_options(
         VAR_DIR, DATABASES["default"]["NAME"], poll_seconds=BROKER_POLL_SECONDS
     )

@@ -29,7 +29,12 @@ def test_make_run_stays_up_until_ctrl_c_and_starts_again():
     try:
         run.wait_for(lambda: run.page_status() == 200, timeout=300, what="first page")
         assert "PaperTrail is running at" in run.output()
-        run.wait_for(lambda: "Embeddings ready" in run.output(), timeout=1200, what="end of the first embedding")
+        run.wait_for(
+            lambda: "Embeddings ready" in run.output() or "The first embedding stopped" in run.output(),
+            timeout=1200,
+            what="end of the first embedding",
+        )
+        assert "Embeddings ready" in run.output(), run.output()[-3000:]
         embedded = run.log("embed")
         assert "papers embedded" in embedded and " 0 papers embedded" not in embedded
 

@@ -117,7 +117,8 @@ SEND_AND_LIST = (
     "import os; from django.conf import settings as s; from papertrail.celery import app; "
     "options = s.CELERY_BROKER_TRANSPORT_OPTIONS; "
     "os.environ.get('SEND') and app.send_task('harvest.index_search', queue='harvest'); "
-    "print(options['data_folder_in'], options['polling_interval'], len(os.listdir(options['data_folder_in'])))"
+    "print(s.CELERY_BROKER_TRANSPORT, options['data_folder_in'], options['polling_interval'], "
+    "len(os.listdir(options['data_folder_in'])))"
 )
 
 
@@ -139,6 +140,7 @@ def test_each_library_has_its_own_embedded_broker(tmp_path):
         assert finished.returncode == 0, finished.stderr
         return finished.stdout.split()
 
-    assert shell({**first, "SEND": "1"}) == [f"{tmp_path}/celery-broker/first.sqlite3/in", "0.1", "1"]
-    assert shell(second) == [f"{tmp_path}/celery-broker/second_library/in", "0.1", "0"]
-    assert shell(first)[2] == "1"
+    ours = "papertrail.file_broker:Transport"
+    assert shell({**first, "SEND": "1"}) == [ours, f"{tmp_path}/celery-broker/first.sqlite3/in", "0.1", "1"]
+    assert shell(second) == [ours, f"{tmp_path}/celery-broker/second_library/in", "0.1", "0"]
+    assert shell(first)[3] == "1"
