@@ -187,6 +187,12 @@ def evaluate(
 def passage_vectors(
     collection: Collection, encoder: Encoder, *, progress: Callable[[str], None] | None = None
 ) -> np.ndarray:
+    members = getattr(encoder, "members", None)
+    if members:
+        # An ensemble's vectors are its members' side by side (EnsembleEncoder):
+        # each member's cache serves, and no file of its own is kept.
+        parts = [passage_vectors(collection, member, progress=progress) for member in members]
+        return (np.hstack(parts) / np.sqrt(len(parts))).astype(np.float32)
     texts = [passage_text(paper["title"], paper["abstract"]) for paper in collection.papers]
     digest = hashlib.blake2b("\n".join(texts).encode(), digest_size=16).hexdigest()
     path = collection_dir() / f"vectors-{re.sub(r'[^A-Za-z0-9_.-]', '_', encoder.name)}.npz"
