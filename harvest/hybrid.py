@@ -1,7 +1,10 @@
 """The library's search modes over a filtered queryset: `keyword` (the
 full-text index: every word, phrases, OR, -exclusions), `semantic` (the
-papers whose embeddings are nearest the query's, in any language the model
-reads) and `hybrid`, the default: the two rankings fused by reciprocal rank.
+papers whose embeddings are nearest the query's, in any language the models
+read) and `hybrid`, the default: the two rankings fused by reciprocal rank,
+the keyword side weighed by the kind of query (harvest/query_kind.py: a few
+terms or the keyword syntax count, a question or a description does not), and
+a Chinese query's keyword side reading its English gloss (harvest/query_gloss.py).
 
 The keyword syntax keeps its meaning in every mode: `"phrases"` and
 `-excluded` words filter the semantic candidates too; `OR` widens the keyword
@@ -23,6 +26,8 @@ from django.db.models import Case, Expression, F, FloatField, QuerySet, Subquery
 from harvest.embeddings.selectors import EXACT_FILTER_LIMIT, nearest_among, nearest_to_query
 from harvest.keyword_search import full_text_search
 from harvest.models import Paper
+from harvest.query_gloss import gloss
+from harvest.query_kind import is_terms_query
 
 KEYWORD = "keyword"
 SEMANTIC = "semantic"
@@ -34,10 +39,12 @@ KEYWORD_BUDGET_MS = 120  # the most the keyword side's reads may take together
 KEYWORD_MIN_READ_MS = 15  # a read with less time left is not started
 SEMANTIC_DEPTH = 100  # nearest papers fused
 RRF_K = 60  # the usual constant of reciprocal-rank fusion
-# The keyword side counts half: measured on the collection, equal weights let
-# papers that share a word but not the need crowd out the semantic side's
-# (English paraphrases 0.41 against 0.44 nDCG@10; docs/search.md).
+# The keyword side counts half for a few terms or the keyword syntax, and not
+# at all for a question or a description: measured on the collection, word
+# overlap lifts no style and sinks paraphrases (English 0.63 → 0.50 nDCG@10
+# at half weight for every query; docs/search.md, "Methods compared").
 KEYWORD_WEIGHT = 0.5
+DESCRIPTION_KEYWORD_WEIGHT = 0.0
 _LATIN = re.compile(r"[A-Za-z0-9]")
 _CONSTRAINT = re.compile(r'-?"[^"]+"|(?<!\S)-[^\s"]+')
 
@@ -62,11 +69,18 @@ def search(queryset: QuerySet[Paper], text: str, *, mode: str = HYBRID, narrowed
     if mode == SEMANTIC:
         scores = {paper_id: 1.0 / (RRF_K + rank) for rank, paper_id in enumerate(semantic, 1)}
     else:
-        # The keyword index holds the papers' English words: a query without a
-        # Latin letter or digit (Chinese) can match none of them.
-        keyword = keyword_ranking(queryset, text) if _LATIN.search(text) else []
-        scores = fuse(keyword, semantic)
+        weight = keyword_weight(text)
+        # The keyword index holds the papers' English words: a Chinese query is
+        # read through its English gloss (which keeps its Latin words).
+        english = gloss(text) or text
+        keyword = keyword_ranking(queryset, english) if weight and _LATIN.search(english) else []
+        scores = fuse(keyword, semantic, keyword_weight=weight)
     return _ranked(queryset, scores)
+
+
+def keyword_weight(text: str) -> float:
+    """The keyword side's weight in the fusion, by the kind of query."""
+    return KEYWORD_WEIGHT if is_terms_query(text) else DESCRIPTION_KEYWORD_WEIGHT
 
 
 def keyword_ranking(queryset: QuerySet[Paper], text: str) -> list[int]:
@@ -139,10 +153,10 @@ def any_word(text: str) -> str:
     return " ".join([" OR ".join(words), *constraints])
 
 
-def fuse(keyword: list[int], semantic: list[int]) -> dict[int, float]:
+def fuse(keyword: list[int], semantic: list[int], *, keyword_weight: float = KEYWORD_WEIGHT) -> dict[int, float]:
     """Reciprocal-rank fusion: each ranking adds weight / (k + rank) to a paper."""
     scores: dict[int, float] = {}
-    for ranking, weight in ((keyword, KEYWORD_WEIGHT), (semantic, 1.0)):
+    for ranking, weight in ((keyword, keyword_weight), (semantic, 1.0)):
         for rank, paper_id in enumerate(ranking, 1):
             scores[paper_id] = scores.get(paper_id, 0.0) + weight / (RRF_K + rank)
     return scores

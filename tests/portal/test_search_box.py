@@ -200,3 +200,13 @@ def test_a_recently_stored_paper_is_reachable_by_its_id_before_the_index_pass(cl
     f.store(f.record("2311.00001"), at=AT)
     paper_upsert_many(records=[f.record("2311.00002")], now=AT + timedelta(hours=1))
     assert client.get("/papers/", {"q": "2311.00002"})["Location"] == "/papers/2311.00002/"
+
+
+def test_a_chinese_query_shows_its_english_gloss_under_the_box(client, library):
+    page = client.get("/papers/", {"q": "transformer 剪枝"}).content.decode()
+    assert "也按英文检索：transformer pruning" in page
+    page = english(client).get("/papers/", {"q": "稀疏 注意力"}).content.decode()
+    assert "Also searched in English: sparse attention" in page
+    # The keyword mode reads the query as written, and an English query has nothing to gloss.
+    assert "data-gloss" not in client.get("/papers/", {"q": "稀疏 注意力", "mode": "keyword"}).content.decode()
+    assert "data-gloss" not in client.get("/papers/", {"q": "sparse attention"}).content.decode()

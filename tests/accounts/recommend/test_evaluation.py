@@ -43,6 +43,7 @@ from accounts.recommend.picks_evaluation import (
     picking_researchers,
     picks_table,
 )
+from harvest.embeddings.encoders import get_encoder
 from harvest.embeddings.selectors import query_vector
 from harvest.search_evaluation import Collection
 
@@ -73,7 +74,7 @@ def test_papers_are_dated_by_their_arxiv_ids():
 
 
 def test_the_collection_loads_with_its_cached_vectors(data):
-    assert len(data.papers) == 1581 and data.embeddings.shape == (1581, 384)
+    assert len(data.papers) == 1581 and data.embeddings.shape == (1581, get_encoder().dimension)
     assert np.allclose(np.linalg.norm(data.embeddings, axis=1), 1, atol=0.01)
     assert len(data.topics) == 44
     assert len([t for t in data.topics if eligible(t)]) == 34
