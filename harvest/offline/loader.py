@@ -17,6 +17,7 @@ from pathlib import Path
 from django.db import transaction
 
 from harvest.models import Paper, Source
+from harvest.offline.shipped_vectors import store_shipped_vectors
 from harvest.records import PaperRecord
 from harvest.search_index import index_pending_papers
 from harvest.services import community_pick_upsert_many, paper_upsert_many
@@ -38,6 +39,7 @@ class FileResult:
     new_papers: int = 0
     versions: int = 0  # Version rows created (of new and of known papers)
     picks: int = 0
+    embeddings: int = 0  # shipped vectors stored (shipped_vectors.py)
 
 
 def read_bundled(path: Path) -> bytes:
@@ -112,6 +114,7 @@ def load_bundle(*, bundle_dir: Path = BUNDLE_DIR) -> list[FileResult]:
             )
         )
     results.extend(_load_picks(bundle_dir))
+    results.append(FileResult(name="embeddings", parsed=0, embeddings=store_shipped_vectors(bundle_dir=bundle_dir)))
     index_pending_papers()
     analyze_library()
     return results
