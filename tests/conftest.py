@@ -13,6 +13,9 @@ from tests.smtp_server import Inbox, SmtpServer
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
 pytest_plugins = ["tests.front_door"]
 
+# --clock and the `on_a_listing_day` fixture (tests/clock.py).
+pytest_plugins = ["tests.clock"]
+
 
 @pytest.fixture
 def replay_server() -> Iterator[ReplayServer]:
@@ -57,15 +60,16 @@ def database_url_of_current_connection() -> str:
 
 
 @pytest.fixture
-def subprocess_env() -> dict[str, str]:
-    """Environment for a manage.py or Celery subprocess on the test database.
-    Use with a transactional test (django_db(transaction=True)) so the data is
-    committed and visible to the subprocess."""
+def subprocess_env(subprocess_clock: dict[str, str]) -> dict[str, str]:
+    """Environment for a manage.py or Celery subprocess on the test database,
+    on the test's clock. Use with a transactional test (django_db(transaction=True))
+    so the data is committed and visible to the subprocess."""
     env = dict(os.environ)
     env["DATABASE_URL"] = database_url_of_current_connection()
     env["DJANGO_SETTINGS_MODULE"] = "papertrail.settings.test"
     env["PYTHONPATH"] = str(PROJECT_ROOT)
     env["PYTHONUNBUFFERED"] = "1"
+    env.update(subprocess_clock)
     return env
 
 

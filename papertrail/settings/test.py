@@ -21,6 +21,16 @@ PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 WHITENOISE_USE_FINDERS = True
 STATIC_ROOT.mkdir(exist_ok=True)  # noqa: F405 - whitenoise warns about a missing root
 
+# A subprocess of a test that runs on a shifted clock (tests/clock.py: a
+# Celery worker, a manage.py command) travels by the same shift, so that the
+# test and the subprocess agree on what time it is.
+if _clock_shift := os.environ.get("PAPERTRAIL_TEST_CLOCK_SHIFT"):
+    from datetime import UTC, datetime, timedelta
+
+    import time_machine
+
+    time_machine.travel(datetime.now(UTC) + timedelta(seconds=float(_clock_shift)), tick=True).start()
+
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     # A file, not memory, so that subprocesses (a killed harvest, a Celery
     # worker) see the same test database as the test itself.

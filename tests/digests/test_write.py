@@ -207,6 +207,7 @@ def test_spending_limit_reply_pauses_summarising(fake_anthropic, reply):
     assert status["paused"] and "Spending limit" in status["reason"]
 
 
+@pytest.mark.calendar  # the budget is a day's, in Beijing
 def test_daily_budget_stops_new_calls_and_says_so(fake_anthropic, settings):
     first, second = pending_reading("2601.00020"), pending_reading("2601.00021")
     worst = llm.worst_case_cost(reading_input(first.version).params)

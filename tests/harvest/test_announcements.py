@@ -41,6 +41,7 @@ def completeness_command(days: int) -> tuple[int, str]:
 
 
 @pytest.mark.django_db
+@pytest.mark.calendar  # the command's days are counted back from today
 def test_a_paper_the_feed_could_not_give_is_missing_until_the_oai_pass_brings_it(feeds):
     template = ITEMS["oai:arXiv.org:2403.15527v1"]
     untitled = rss_feeds.relabelled(template, arxiv_id="0704.0716", version=4, announce_type="replace", title="")
@@ -166,6 +167,7 @@ def test_oai_pmh_runs_soon_after_ten_pm_eastern_on_announcement_evenings():
 
 
 @pytest.mark.django_db
+@pytest.mark.calendar  # the first run starts days back from today
 def test_a_source_with_no_checkpoint_starts_the_configured_days_back(replay_server, settings):
     settings.ARXIV_OAI_URL = f"{replay_server.url}/oai"
     settings.PAPERTRAIL_FIRST_RUN_DAYS = 3

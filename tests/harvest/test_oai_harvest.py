@@ -64,6 +64,7 @@ def library() -> dict[str, dict]:
     }
 
 
+@pytest.mark.calendar  # a first run asks from days back from today
 def test_harvest_follows_resumption_tokens_and_stores_every_version(replay_server):
     serve(replay_server, *three_pages())
 

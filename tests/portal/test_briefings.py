@@ -10,7 +10,8 @@ from portal.stats.windows import display_zone
 from tests import factories as f
 from tests.portal.test_library import ids_on
 
-pytestmark = pytest.mark.django_db
+# Calendar: a briefing lists the papers of the 24 hours before now.
+pytestmark = [pytest.mark.django_db, pytest.mark.calendar]
 
 
 @pytest.fixture

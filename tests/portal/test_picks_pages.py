@@ -26,7 +26,8 @@ from tests.accounts.conftest import ago
 from tests.factories import reading, record, store
 from tests.portal.db_writes import rows_written
 
-pytestmark = pytest.mark.django_db
+# Calendar: the page offers the latest listing day's papers, found from now.
+pytestmark = [pytest.mark.django_db, pytest.mark.calendar]
 URL = "/trail/picks/"
 
 

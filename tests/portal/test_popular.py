@@ -25,7 +25,8 @@ from portal.selectors import paper_cards
 from portal.templatetags.portal import paper_card
 from tests import factories as f
 
-pytestmark = pytest.mark.django_db
+# Calendar: the popular sort ranks the papers of the days before now.
+pytestmark = [pytest.mark.django_db, pytest.mark.calendar]
 
 POPULAR_ORDER = ["2612.00001", "2612.00002", "2612.00003", "2612.00004"]
 

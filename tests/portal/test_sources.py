@@ -17,7 +17,8 @@ from papertrail.schedules import next_runs
 from portal.templatetags.portal import bjt, bjtz
 from tests import factories as f
 
-pytestmark = pytest.mark.django_db
+# Calendar: the last 24 hours' checks, the next runs and the announcement days are reckoned from now.
+pytestmark = [pytest.mark.django_db, pytest.mark.calendar]
 
 
 @pytest.fixture

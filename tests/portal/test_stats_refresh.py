@@ -17,7 +17,8 @@ from portal.stats.windows import display_zone
 from portal.tasks import refresh_overview
 from tests import factories as f
 
-pytestmark = pytest.mark.django_db
+# Calendar: the numbers count the 24 hours before now.
+pytestmark = [pytest.mark.django_db, pytest.mark.calendar]
 
 
 def total_on(page: str) -> int:

@@ -19,7 +19,8 @@ from harvest.models import Paper
 from tests.accounts.alerts.world import DAY, announce, day_of_papers, follows, reader
 from tests.accounts.conftest import ago, harvest, record
 
-pytestmark = pytest.mark.django_db
+# Calendar: when an alert is due follows arXiv's announcements, and the items are the window before now.
+pytestmark = [pytest.mark.django_db, pytest.mark.calendar]
 DAILY, WEEKLY = "daily", "weekly"
 
 

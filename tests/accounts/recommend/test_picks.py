@@ -49,6 +49,8 @@ def _offered(page) -> set[str]:
     return {paper.arxiv_id for paper in page.papers}
 
 
+# The `calendar` tests: the offer is the latest listing day's papers, found from now.
+@pytest.mark.calendar
 def test_the_page_offers_the_latest_day_of_the_followed_categories_only(user):
     follow_create(user=user, kind="category", value={"code": "cs.SE"})
     older = _papers("2611", 4, ["cs.SE"], at=ago(days=9))
@@ -69,6 +71,7 @@ def test_the_page_offers_the_latest_day_of_the_followed_categories_only(user):
     assert _offered(pick_page(user=user, day=day)) == set(older)
 
 
+@pytest.mark.calendar
 def test_the_page_takes_turns_between_categories_most_popular_first(user):
     testing = _papers("2612", 40, ["cs.SE"], at=ago(minutes=30))
     statistics = _papers("2613", 15, ["stat.ME"], at=ago(minutes=30))
@@ -87,6 +90,7 @@ def test_the_page_takes_turns_between_categories_most_popular_first(user):
     assert [paper.pk for paper in pick_page(user=user).papers] == [paper.pk for paper in page.papers]
 
 
+@pytest.mark.calendar
 def test_without_follows_the_records_categories_then_the_most_popular_cs_papers(user):
     language = _papers("2612", 3, ["cs.CL"], at=ago(minutes=30))
     vision = _papers("2613", 3, ["cs.CV", "cs.LG"], at=ago(minutes=30))
@@ -104,6 +108,7 @@ def test_without_follows_the_records_categories_then_the_most_popular_cs_papers(
     assert page.saved == set()
 
 
+@pytest.mark.calendar
 def test_nothing_lately_in_the_categories_offers_nothing(user):
     follow_create(user=user, kind="category", value={"code": "cs.SE"})
     _papers("2611", 2, ["cs.SE"], at=ago(days=20))
@@ -112,6 +117,7 @@ def test_nothing_lately_in_the_categories_offers_nothing(user):
 
 
 @translation.override("en")
+@pytest.mark.calendar
 def test_a_day_parameter_is_a_listing_date():
     assert pick_day("") is None
     assert pick_day("2026-12-03").isoformat() == "2026-12-03"  # a Thursday: Wednesday evening's listing
@@ -131,6 +137,7 @@ def _retrains(user, capture, work) -> int:
     return len(queued)
 
 
+@pytest.mark.calendar
 def test_picks_are_thumbs_up_from_the_page_and_retrain_once(user, django_capture_on_commit_callbacks):
     follow_create(user=user, kind="category", value={"code": "cs.SE"})
     today = _papers("2612", 5, ["cs.SE"], at=ago(minutes=30))
@@ -159,6 +166,7 @@ def test_picks_are_thumbs_up_from_the_page_and_retrain_once(user, django_capture
 
 
 @translation.override("en")
+@pytest.mark.calendar
 def test_picks_are_refused_when_none_too_many_or_not_offered(user):
     follow_create(user=user, kind="category", value={"code": "cs.SE"})
     older = _papers("2611", 1, ["cs.SE"], at=ago(days=9))

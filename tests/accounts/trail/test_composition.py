@@ -159,6 +159,7 @@ def test_a_read_does_not_wait_while_the_matches_are_being_written():
         other.close()
 
 
+@pytest.mark.calendar  # the retention is counted back from now
 def test_matches_past_the_retention_are_dropped():
     (user,) = readers(1)
     follow(user, "category", {"code": "cs.LG"})

@@ -17,7 +17,8 @@ from tests.accounts.conftest import ago
 from tests.factories import record, store
 from tests.portal.db_writes import rows_written
 
-pytestmark = pytest.mark.django_db
+# Calendar: the offer is the latest listing day's papers, found from now.
+pytestmark = [pytest.mark.django_db, pytest.mark.calendar]
 URL = "/api/v1/me/picks/"
 
 

@@ -18,7 +18,8 @@ from portal.stats.windows import display_zone
 from tests import factories
 from tests.factories import pick, reading, run, source, store
 
-pytestmark = pytest.mark.django_db
+# Calendar: the windows, the next runs and the announcement days are reckoned from now.
+pytestmark = [pytest.mark.django_db, pytest.mark.calendar]
 
 V1 = datetime(2026, 10, 1, 9, 0, tzinfo=UTC)
 TINY = timedelta(microseconds=1)
