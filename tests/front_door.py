@@ -174,8 +174,10 @@ def session_make_run() -> MakeRun:
     return _session_run
 
 
+@pytest.hookimpl(trylast=True)
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    # Last, so that `make run` has lived through the rest of the session.
+    # Last (after pytest-django's own ordering), so that `make run` has lived
+    # through the rest of the session.
     items.sort(key=lambda item: item.get_closest_marker(MARKER) is not None)
 
 

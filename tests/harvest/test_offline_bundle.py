@@ -32,6 +32,13 @@ ARXIV_ATOM = "{http://arxiv.org/schemas/atom}"
 MAIN_CS = ("cs.CL", "cs.CV", "cs.LG", "cs.AI", "cs.CR", "cs.RO", "cs.SE", "cs.DB", "cs.DC", "cs.HC")
 
 
+@pytest.fixture(autouse=True)
+def own_vector_index(settings, tmp_path):
+    """The bundle ships its embeddings: a search here reads them into this
+    process's vector index, which must not outlive the test's rolled-back rows."""
+    settings.VAR_DIR = tmp_path
+
+
 def recorded(path) -> bytes:
     """A bundled file's recorded bytes (a .gz file holds the gzip of them)."""
     return gzip.decompress(path.read_bytes()) if path.suffix == ".gz" else path.read_bytes()

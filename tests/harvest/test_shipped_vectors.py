@@ -21,6 +21,12 @@ pytestmark = pytest.mark.django_db
 AT = datetime(2026, 11, 30, 12, tzinfo=UTC)
 
 
+@pytest.fixture(autouse=True)
+def own_vector_index(settings, tmp_path):
+    """No vector index of this process outlives the test's rolled-back rows."""
+    settings.VAR_DIR = tmp_path
+
+
 def embed_by_hand(papers: list[Paper], model: str) -> dict[int, bytes]:
     vectors = {}
     for index, paper in enumerate(papers):
