@@ -11,10 +11,9 @@ from tests.replay_server import ReplayServer
 from tests.smtp_server import Inbox, SmtpServer
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
-pytest_plugins = ["tests.front_door"]
 
-# --clock and the `on_a_listing_day` fixture (tests/clock.py).
-pytest_plugins = ["tests.clock"]
+# --clock and the `on_a_listing_day` fixture (tests/clock.py); `make run` through the session (tests/front_door.py).
+pytest_plugins = ["tests.clock", "tests.front_door"]
 
 
 @pytest.fixture

@@ -174,11 +174,13 @@ def session_make_run() -> MakeRun:
     return _session_run
 
 
-@pytest.hookimpl(trylast=True)
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    # Last (after pytest-django's own ordering), so that `make run` has lived
-    # through the rest of the session.
+@pytest.hookimpl(wrapper=True)
+def pytest_collection_modifyitems(items: list[pytest.Item]):
+    # Last, after every other plugin's ordering (pytest-django's, the
+    # fixtures'), so that `make run` has lived through the rest of the session.
+    result = yield
     items.sort(key=lambda item: item.get_closest_marker(MARKER) is not None)
+    return result
 
 
 def pytest_collection_finish(session: pytest.Session) -> None:
