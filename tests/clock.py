@@ -14,7 +14,7 @@ with the real date. Two things keep that out of the suite:
   there itself (`on_a_listing_day`), whatever the clock.
 
 time-machine patches the clock at the C level, so timezone.now(),
-datetime.now(), date.today() and time.time() follow; time.monotonic() and
+datetime.now, date.today and time.time follow; time.monotonic() and
 the database's own now() do not. Nor does it reach a subprocess: one on the
 test database (`subprocess_env`: a Celery worker, a manage.py command) is
 handed the shift (`subprocess_clock`) and travels by it when it loads the
@@ -36,7 +36,7 @@ import time_machine
 BEIJING = ZoneInfo("Asia/Shanghai")
 # A Tuesday listing: arXiv announced it on Monday 7 December at 20:00 US
 # Eastern, 09:00 on Tuesday in Beijing. At noon in Beijing (04:00 UTC, 23:00
-# on Monday in New York) its daily alert is due, and timezone.localdate()
+# on Monday in New York) its daily alert is due, and timezone.localdate
 # (UTC) and Beijing's date are the listing's.
 LISTING_DAY_NOON = datetime(2026, 12, 8, 12, 0, tzinfo=BEIJING)
 LISTING_DAY = LISTING_DAY_NOON.date()
