@@ -54,7 +54,7 @@ def vectorizer(**overrides):
 
 def real_records() -> list:
     """Every real paper the fixtures record, once each (the Kaggle sample first)."""
-    from harvest.records import MalformedRecord
+    from harvest.source_records import MalformedRecord
     from harvest.sources.arxiv_api import records_from_atom
     from harvest.sources.http import PermanentError
     from harvest.sources.snapshot import parse_snapshot_line

@@ -34,7 +34,7 @@ from harvest.models import (
     Source,
     Version,
 )
-from harvest.records import MalformedRecord, split_arxiv_id
+from harvest.source_records import MalformedRecord, split_arxiv_id
 from harvest.tasks import run_source
 
 # A filtered list is counted up to this many rows: the pages past it are still

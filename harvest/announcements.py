@@ -14,8 +14,8 @@ from django.db import transaction
 from django.utils import timezone
 
 from harvest.models import Announcement, AnnouncementItem, Paper, Version
-from harvest.records import FeedAnnouncement, ListedItem, PaperRecord, VersionRecord
 from harvest.services import UpsertResult, paper_upsert_many
+from harvest.source_records import FeedAnnouncement, ListedItem, PaperRecord, VersionRecord
 from harvest.stores import store_for_connection
 
 _STORED_FIELDS = ("arxiv_id", "title", "abstract", "authors", "categories", "comments", "journal_ref", "doi")

@@ -32,8 +32,8 @@ from django.conf import settings
 from django.db import connection, connections
 from django.utils import timezone
 
-from harvest.records import PaperRecord
 from harvest.services import UpsertPlan, merge_duplicates, plan_upsert, read_library
+from harvest.source_records import PaperRecord
 from harvest.stores import author_names, store_class, store_for_connection
 
 T = TypeVar("T")

@@ -20,7 +20,7 @@ from django.utils import timezone
 
 from harvest.importance import code_link, venue_acceptance
 from harvest.models import CommunityPick, Paper, Source
-from harvest.records import PaperRecord
+from harvest.source_records import PaperRecord
 from harvest.sources.base import PickRecord
 from harvest.stores import PaperRow, VersionRow, store_for_connection
 

@@ -18,7 +18,7 @@ from django.urls import reverse
 from django.utils.translation import gettext as _
 
 from harvest.models import Paper, Version
-from harvest.records import MalformedRecord, split_arxiv_id
+from harvest.source_records import MalformedRecord, split_arxiv_id
 from portal.selectors import PaperDetail, paper_detail
 
 # `arXiv:2306.07400` in any case, and arXiv's abstract and PDF addresses

@@ -44,6 +44,7 @@ from harvest.filters import (
     ordering_for,
 )
 from harvest.models import Paper
+from portal.stats import overview_stats_cached
 
 MAX_RELEVANCE_OFFSET = 1000
 RANK_CANDIDATES = 1000
@@ -263,8 +264,6 @@ def _planned_rows(queryset: QuerySet[Paper]) -> int:
 
 
 def _library_size() -> int:
-    from portal.stats import overview_stats_cached
-
     return overview_stats_cached().totals.papers
 
 

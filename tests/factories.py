@@ -10,9 +10,9 @@ from decimal import Decimal
 from digests.models import GuidedReading
 from digests.selectors import current_prompt_version
 from harvest.models import Announcement, AnnouncementItem, CommunityPick, HarvestRun, Paper, Source, Version
-from harvest.records import PaperRecord, VersionRecord
 from harvest.search_index import index_pending_papers
 from harvest.services import UpsertResult, paper_upsert_many
+from harvest.source_records import PaperRecord, VersionRecord
 
 NOW = datetime(2026, 11, 13, 0, 31, tzinfo=UTC)  # 2026-11-13 08:31 Beijing time
 

@@ -15,7 +15,6 @@ from django.conf import settings
 from django.core.mail import EmailMultiAlternatives, get_connection
 from django.template.loader import get_template
 from django.utils import timezone, translation
-from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 
 from accounts.alerts.items import AlertContent, AlertPaper
@@ -184,7 +183,3 @@ class Sender:
 
     def __exit__(self, *exc) -> None:
         self.close()
-
-
-def no_mail_reason() -> str:
-    return _("No mail server is configured (EMAIL_URL): email alerts are not sent.")

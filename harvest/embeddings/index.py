@@ -199,12 +199,6 @@ def vectors_of(
 
 
 # --- writing (the embedding task and the command) -------------------------------------
-def pending_delta(*, model: str, directory: Path | None = None, table: VectorTable = PaperEmbedding) -> int:
-    """Embeddings stored after the base's watermark."""
-    mark = _manifest_mark(model, directory or index_directory(), table)
-    return table.objects.filter(mark.after(), model=model).count()
-
-
 def build_index(
     *,
     model: str,

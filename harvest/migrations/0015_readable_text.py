@@ -7,7 +7,7 @@ library, a chunk at a time (about a minute a million papers)."""
 from django.db import migrations
 from django.db.models import Q
 
-from harvest.records import clean_abstract, clean_line
+from harvest.source_records import clean_abstract, clean_line
 from harvest.text_repair import readable
 
 CHUNK = 2000

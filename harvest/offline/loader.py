@@ -18,9 +18,9 @@ from django.db import transaction
 
 from harvest.models import Paper, Source
 from harvest.offline.shipped_vectors import store_shipped_vectors
-from harvest.records import PaperRecord
 from harvest.search_index import index_pending_papers
 from harvest.services import community_pick_upsert_many, paper_upsert_many
+from harvest.source_records import PaperRecord
 from harvest.sources.abs_files import abs_files, abs_records
 from harvest.sources.arxiv_api import records_from_atom
 from harvest.sources.base import PickRecord

@@ -15,7 +15,7 @@ import re
 from pathlib import Path
 
 from harvest.author_strings import parse_authors
-from harvest.records import (
+from harvest.source_records import (
     MalformedRecord,
     PaperRecord,
     VersionRecord,

@@ -28,7 +28,7 @@ from django.conf import settings
 from lxml import etree
 
 from harvest.readahead import READ_AHEAD_THREAD
-from harvest.records import (
+from harvest.source_records import (
     MalformedRecord,
     PaperRecord,
     VersionRecord,

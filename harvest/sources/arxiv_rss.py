@@ -29,7 +29,7 @@ from lxml import etree
 
 from harvest.author_strings import parse_authors
 from harvest.models import Paper
-from harvest.records import (
+from harvest.source_records import (
     FeedAnnouncement,
     ListedItem,
     MalformedRecord,

@@ -17,7 +17,7 @@ from typing import Any, ClassVar
 from django.conf import settings
 from django.utils import timezone
 
-from harvest.records import FeedAnnouncement, PaperRecord
+from harvest.source_records import FeedAnnouncement, PaperRecord
 from harvest.sources.http import PoliteSession
 
 

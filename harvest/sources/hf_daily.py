@@ -25,7 +25,7 @@ from django.conf import settings
 from django.utils import timezone
 
 from harvest.models import Paper
-from harvest.records import MalformedRecord, PaperRecord, split_arxiv_id
+from harvest.source_records import MalformedRecord, PaperRecord, split_arxiv_id
 from harvest.sources import arxiv_api
 from harvest.sources.base import Page, PickRecord, SourceClient, Window
 from harvest.sources.http import PermanentError

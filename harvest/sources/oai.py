@@ -28,7 +28,7 @@ from lxml import etree
 
 from harvest.author_strings import parse_authors
 from harvest.readahead import READ_AHEAD_PROCESS
-from harvest.records import (
+from harvest.source_records import (
     MalformedRecord,
     PaperRecord,
     VersionRecord,

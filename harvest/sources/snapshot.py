@@ -33,7 +33,8 @@ from typing import IO
 from harvest.author_strings import is_reference, parse_authors
 from harvest.pipeline import planned_ahead
 from harvest.readahead import READ_AHEAD_PROCESS, reading_ahead
-from harvest.records import (
+from harvest.services import UpsertResult, paper_upsert_many
+from harvest.source_records import (
     MalformedRecord,
     PaperRecord,
     VersionRecord,
@@ -46,7 +47,6 @@ from harvest.records import (
     parse_arxiv_date,
     split_arxiv_id,
 )
-from harvest.services import UpsertResult, paper_upsert_many
 
 logger = logging.getLogger(__name__)
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 from datetime import date
 from urllib.parse import urlparse
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from django.core.exceptions import ImproperlyConfigured
 
@@ -120,8 +121,6 @@ def env_date_list(name: str, default: list[str]) -> frozenset[date]:
 
 def env_zone(name: str, default: str) -> str:
     """An IANA time zone name, such as America/New_York."""
-    from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
-
     value = env_str(name, default)
     try:
         ZoneInfo(value)

@@ -15,9 +15,9 @@ from accounts.trail.lock import TrailWriteResult
 from accounts.trail.matching import match_versions
 from accounts.trail.readers import Reader
 from harvest.models import Paper
-from harvest.records import PaperRecord
 from harvest.search_index import index_pending_papers
 from harvest.services import paper_upsert_many
+from harvest.source_records import PaperRecord
 from tests.factories import record
 
 __all__ = ["ago", "harvest", "record", "user"]

@@ -17,7 +17,7 @@ from django.db import connection
 
 from bench import common
 from bench.rows import PAPER_COLUMNS, ChunkWriter, World
-from harvest.records import split_arxiv_id
+from harvest.source_records import split_arxiv_id
 from tests.conftest import PROJECT_ROOT, database_url_of_current_connection
 
 NOW = datetime(2026, 1, 15, 8, 0, tzinfo=UTC)

@@ -8,7 +8,7 @@ import statistics
 import pytest
 
 from bench import inputs
-from harvest.records import split_arxiv_id
+from harvest.source_records import split_arxiv_id
 from harvest.sources.oai import parse_list_records
 from harvest.sources.snapshot import parse_snapshot_line
 

@@ -5,8 +5,8 @@ from collections.abc import Iterator
 import pytest
 
 from harvest.models import Version
-from harvest.records import PaperRecord, VersionRecord
 from harvest.services import paper_upsert_many
+from harvest.source_records import PaperRecord, VersionRecord
 from tests.digests.fake_anthropic import FakeAnthropic
 
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from lxml import etree
 
-from harvest.records import PaperRecord, VersionRecord, clean_abstract, clean_title, split_arxiv_id
+from harvest.source_records import PaperRecord, VersionRecord, clean_abstract, clean_title, split_arxiv_id
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "arxiv_api"
 _NS = {"a": "http://www.w3.org/2005/Atom", "arxiv": "http://arxiv.org/schemas/atom"}

@@ -19,7 +19,7 @@ from accounts.records.export import export_citations
 from accounts.records.services import record_save
 from harvest.author_strings import is_reference, parse_authors
 from harvest.models import Author, Authorship, Paper, Version
-from harvest.records import clean_line, split_authors
+from harvest.source_records import clean_line, split_authors
 from harvest.sources.abs_files import abs_records
 from harvest.sources.arxiv_api import records_from_atom
 from harvest.sources.arxiv_rss import parse_feed

@@ -13,7 +13,7 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
 from harvest.models import Paper
-from harvest.records import parse_arxiv_date
+from harvest.source_records import parse_arxiv_date
 from harvest.text_repair import readable
 from tests.replay_server import FIXTURES
 

@@ -9,9 +9,9 @@ from datetime import date, datetime
 import pytest
 
 from harvest.models import CommunityPick, HarvestRun, Paper
-from harvest.records import PaperRecord, VersionRecord
 from harvest.runs import harvest_source
 from harvest.services import paper_upsert_many
+from harvest.source_records import PaperRecord, VersionRecord
 from harvest.sources.base import Window
 from harvest.sources.hf_daily import HfDailySource, days_for, parse_daily_papers
 from harvest.sources.http import PermanentError, PoliteSession

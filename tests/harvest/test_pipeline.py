@@ -12,8 +12,8 @@ from django.db import connection
 
 from harvest.models import Author, Authorship, Paper, Version
 from harvest.pipeline import planned_ahead
-from harvest.records import PaperRecord, VersionRecord
 from harvest.services import paper_upsert_many
+from harvest.source_records import PaperRecord, VersionRecord
 from harvest.sources.http import PermanentError
 
 # The planner thread reads on its own connection: it sees what is committed.

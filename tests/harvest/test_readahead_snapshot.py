@@ -11,7 +11,7 @@ from dataclasses import astuple
 import pytest
 
 from harvest.models import Paper
-from harvest.records import MalformedRecord
+from harvest.source_records import MalformedRecord
 from harvest.sources.snapshot import ImportResult, category_matcher, import_snapshot, parse_snapshot_line
 from tests.harvest.test_snapshot import SAMPLE_LINES
 

@@ -9,8 +9,8 @@ import pytest
 from django.db import connection, transaction
 
 from harvest.models import Author, Authorship, Paper, PaperCategory, Version
-from harvest.records import MalformedRecord, PaperRecord, VersionRecord, split_arxiv_id, split_authors
 from harvest.services import paper_upsert_many
+from harvest.source_records import MalformedRecord, PaperRecord, VersionRecord, split_arxiv_id, split_authors
 from harvest.stores.rows import PAPER_FIELDS, PaperRow
 
 pytestmark = pytest.mark.django_db

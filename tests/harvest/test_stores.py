@@ -10,7 +10,7 @@ import pytest
 
 from harvest import services, stores
 from harvest.models import Author, Authorship, Paper, PaperCategory, Version
-from harvest.records import PaperRecord, VersionRecord
+from harvest.source_records import PaperRecord, VersionRecord
 from harvest.sources.oai import parse_list_records
 from harvest.sources.snapshot import parse_snapshot_line
 from tests.replay_server import FIXTURES

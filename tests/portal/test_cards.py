@@ -9,7 +9,7 @@ import pytest
 from django.utils import timezone, translation
 
 from harvest.announcements import announcement_store
-from harvest.records import FeedAnnouncement, ListedItem, VersionRecord
+from harvest.source_records import FeedAnnouncement, ListedItem, VersionRecord
 from portal.selectors import briefing_cards, paper_cards
 from portal.stats.windows import current_window
 from portal.templatetags.portal import paper_card

@@ -7,7 +7,7 @@ from django.core.management import call_command
 from django.utils import timezone
 
 from harvest.announcements import announcement_store
-from harvest.records import FeedAnnouncement, ListedItem, VersionRecord
+from harvest.source_records import FeedAnnouncement, ListedItem, VersionRecord
 from tests import factories as f
 from tests.replay_server import FIXTURES
 

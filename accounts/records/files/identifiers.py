@@ -9,7 +9,7 @@ import unicodedata
 from django.utils.translation import gettext as _
 
 from accounts.records.files import ImportEntry, MalformedEntry, ReadResult
-from harvest.records import MalformedRecord, split_arxiv_id
+from harvest.source_records import MalformedRecord, split_arxiv_id
 
 _ID = r"(?:\d{4}\.\d{4,5}|[a-z][a-z\-]*(?:\.[A-Z]{2})?/\d{7})(?:v\d+)?"
 # Where reference managers put an arXiv id: an abs/pdf URL, "arXiv:<id>"

@@ -11,8 +11,8 @@ from pathlib import Path
 from accounts.models import User
 from accounts.records.models import Record
 from harvest.models import Paper
-from harvest.records import PaperRecord
 from harvest.services import paper_upsert_many
+from harvest.source_records import PaperRecord
 from harvest.sources.arxiv_api import records_from_atom
 from harvest.sources.arxiv_rss import parse_feed
 from tests.accounts.conftest import ago

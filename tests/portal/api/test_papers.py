@@ -15,7 +15,7 @@ from django.test.utils import CaptureQueriesContext
 from harvest.announcements import announcement_store
 from harvest.filters import PaperFilterSet
 from harvest.models import Paper, Version
-from harvest.records import FeedAnnouncement, ListedItem, PaperRecord, VersionRecord
+from harvest.source_records import FeedAnnouncement, ListedItem, PaperRecord, VersionRecord
 from tests import factories
 from tests.factories import many_papers, pick, reading, source, store
 from tests.replay_server import FIXTURES

@@ -40,7 +40,7 @@ from accounts.services import api_token_create
 from accounts.trail.services import trail_dismiss, trail_mark_read
 from digests.models import Ask
 from harvest.models import HarvestRun, Paper, Version
-from harvest.records import PaperRecord
+from harvest.source_records import PaperRecord
 from tests import factories
 from tests.accounts.conftest import cards
 from tests.factories import pick, reading, run, source, store

@@ -11,7 +11,7 @@ from django.utils import timezone
 from accounts.models import User
 from harvest.completeness import next_expected_announcement
 from harvest.models import HarvestRun, Paper, Version
-from harvest.records import PaperRecord
+from harvest.source_records import PaperRecord
 from harvest.source_rows import configured_slugs
 from harvest.sources.arxiv_rss import ARXIV_ZONE
 from portal.stats.windows import display_zone

@@ -15,7 +15,7 @@ from django.test import Client
 from django.utils import timezone
 
 from accounts.models import User
-from harvest.records import clean_abstract, clean_line
+from harvest.source_records import clean_abstract, clean_line
 from tests import factories as f
 from tests.portal.browser.conftest import browser_page, screenshot
 

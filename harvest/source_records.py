@@ -114,14 +114,6 @@ def checked(record: PaperRecord) -> PaperRecord:
     return record
 
 
-def is_arxiv_id(raw: str) -> bool:
-    try:
-        split_arxiv_id(raw)
-    except MalformedRecord:
-        return False
-    return True
-
-
 def clean_line(text: str | None) -> str:
     """A one-line field (a title, a name, a journal reference): whitespace
     collapsed, TeX letters and mis-decoded UTF-8 made readable
