@@ -74,25 +74,25 @@ check-migrations: $(DEV_STAMP)
 # of its own and never touches the configured library). See README, Benchmarks.
 SCALE ?= 100000
 bench-harvest: $(DEV_STAMP)
-	$(TEST_ENV) $(PY) -m bench.harvest $(BENCH_HARVEST_ARGS)
+	$(TEST_ENV) $(PY) -m bench harvest $(BENCH_HARVEST_ARGS)
 
 bench-data: $(DEV_STAMP)
-	$(TEST_ENV) $(PY) -m bench.data --scale $(SCALE)
+	$(TEST_ENV) $(PY) -m bench data --scale $(SCALE)
 
 bench: $(DEV_STAMP)
-	$(TEST_ENV) $(PY) -m bench.portal --scale $(SCALE) $(BENCH_ARGS)
+	$(TEST_ENV) $(PY) -m bench portal --scale $(SCALE) $(BENCH_ARGS)
 
 # The semantic search at scale: synthetic vectors, the index, hybrid and similar papers (bench/search.py).
 bench-search: $(DEV_STAMP)
-	$(TEST_ENV) $(PY) -m bench.search --scale $(SCALE) $(BENCH_ARGS)
+	$(TEST_ENV) $(PY) -m bench search --scale $(SCALE) $(BENCH_ARGS)
 
 # How long a task waits in `make run`'s embedded file broker, and its idle cost (bench/broker.py).
 bench-broker: $(DEV_STAMP)
-	$(TEST_ENV) $(PY) -m bench.broker $(BENCH_ARGS)
+	$(TEST_ENV) $(PY) -m bench broker $(BENCH_ARGS)
 
 # Locust against gunicorn on loopback over the bench library (bench/loadtest.py).
 loadtest: $(DEV_STAMP)
-	$(TEST_ENV) $(PY) -m bench.loadtest --scale $(SCALE) $(LOADTEST_ARGS)
+	$(TEST_ENV) $(PY) -m bench loadtest --scale $(SCALE) $(LOADTEST_ARGS)
 
 clean:
 	rm -rf var/celery-broker var/celery-processed var/cache test-output

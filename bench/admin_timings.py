@@ -10,7 +10,14 @@ from __future__ import annotations
 
 import sys
 
+from django.contrib.auth import get_user_model
+from django.db.models import Count
+from django.test import Client
+
+from bench.common import percentile
 from bench.scenarios import Scenario
+from bench.timing import timed_runs
+from harvest.models import Author, CommunityPick, Paper
 
 TARGET_MS = 200
 ADMIN_USERNAME = "bench-admin"
@@ -41,9 +48,6 @@ def admin_scenarios(*, arxiv_id: str, paper_pk: int, author_pk: int, source_pk: 
 
 def superuser_client():
     """A test client signed in as the bench's superuser (created once in the bench library)."""
-    from django.contrib.auth import get_user_model
-    from django.test import Client
-
     user, _ = get_user_model().objects.get_or_create(
         username=ADMIN_USERNAME, defaults={"is_staff": True, "is_superuser": True}
     )
@@ -53,10 +57,6 @@ def superuser_client():
 
 
 def pick_admin_inputs() -> dict:
-    from django.db.models import Count
-
-    from harvest.models import Author, CommunityPick, Paper
-
     paper = Paper.objects.order_by("-version_count", "id").values("pk", "arxiv_id", "version_count").first()
     # The synthetic library's first authors are its busiest (bench/library.py's Zipf law): no count of them all.
     first = list(Author.objects.order_by("id").values_list("pk", flat=True)[:3])
@@ -72,9 +72,6 @@ def pick_admin_inputs() -> dict:
 
 
 def measure(runs: int) -> dict:
-    from bench.common import percentile
-    from bench.timing import timed_runs
-
     inputs = pick_admin_inputs()
     client = superuser_client()
     rows = []

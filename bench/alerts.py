@@ -2,7 +2,7 @@
 built and handed to a local SMTP server, and the private Atom feed, on the
 bench library.
 
-    python -m bench.alerts --scale 1000000 [--alert-users 10000] [--feed-runs 30] [--keep]
+    python -m bench alerts --scale 1000000 [--alert-users 10000] [--feed-runs 30] [--keep]
     (and from `make bench`: bench/portal.py calls run_alerts after the follows bench)
 
 Uses DATABASE_URL (the bench library bench/data.py built). How each figure is taken:
@@ -30,13 +30,24 @@ import argparse
 import json
 import os
 import resource
+import socket
 import subprocess
 import sys
 import time
 from pathlib import Path
 
+from django.db import connection
+from django.test import Client
+from django.test.utils import CaptureQueriesContext
+
+from accounts.alerts.links import feed_links
+from accounts.alerts.sending import send_alerts
+from accounts.models import User
 from bench import common
+from bench.alerts_data import USER_PREFIX, Built, build_readers, remove_readers
 from bench.common import percentile
+from harvest.completeness import latest_expected_announcement, listing_day
+from tests.smtp_server import free_port
 
 ROOT = Path(__file__).resolve().parent.parent
 SEND_TARGET_SECONDS = 300
@@ -44,18 +55,11 @@ FEED_TARGET_MS = 50
 
 
 def _listing_day():
-    from harvest.completeness import latest_expected_announcement, listing_day
-
     return listing_day(latest_expected_announcement())
 
 
 def child_send(limit: int | None) -> dict:
     """The daily alerts of the day, timed in this (child) process."""
-    from django.db import connection
-
-    from accounts.alerts.sending import send_alerts
-    from bench.alerts_data import USER_PREFIX
-
     names = [f"{USER_PREFIX}{number:06d}" for number in range(limit)] if limit else None
     started = time.perf_counter()
     run = send_alerts(frequency="daily", day=_listing_day(), usernames=names)
@@ -80,15 +84,12 @@ def child_send(limit: int | None) -> dict:
 
 
 def _sink() -> tuple[subprocess.Popen, int]:
-    from tests.smtp_server import free_port
-
     port = free_port()
     process = subprocess.Popen(
         [sys.executable, "-m", "aiosmtpd", "-n", "-c", "aiosmtpd.handlers.Sink", "-l", f"127.0.0.1:{port}"],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
     )
-    import socket
 
     deadline = time.monotonic() + 30
     while True:
@@ -103,7 +104,7 @@ def _sink() -> tuple[subprocess.Popen, int]:
 
 def _send_in_child(url: str, port: int, limit: int | None) -> dict:
     env = {**os.environ, "DATABASE_URL": url, "PYTHONPATH": str(ROOT), "EMAIL_URL": f"smtp://127.0.0.1:{port}"}
-    command = [sys.executable, "-m", "bench.alerts", "--child"]
+    command = [sys.executable, "-m", "bench", "alerts", "--child"]
     if limit:
         command += ["--child-limit", str(limit)]
     done = subprocess.run(command, capture_output=True, text=True, env=env, cwd=ROOT, check=False)
@@ -113,10 +114,6 @@ def _send_in_child(url: str, port: int, limit: int | None) -> dict:
 
 
 def _forget_alerts() -> None:
-    from django.db import connection
-
-    from bench.alerts_data import USER_PREFIX
-
     pattern = USER_PREFIX.replace("-", "\\-") + "%"
     with connection.cursor() as cursor:
         for table in ("accounts_alertmailitem", "accounts_alertmail"):
@@ -127,9 +124,6 @@ def _forget_alerts() -> None:
 
 
 def _timed(client, urls: list[str], headers: dict | None = None) -> dict:
-    from django.db import connection
-    from django.test.utils import CaptureQueriesContext
-
     first = time.perf_counter()
     with CaptureQueriesContext(connection) as queries:
         assert client.get(urls[0], headers=headers or {}).status_code in (200, 304)
@@ -146,12 +140,6 @@ def _timed(client, urls: list[str], headers: dict | None = None) -> dict:
 
 
 def measure_feeds(runs: int) -> list[dict]:
-    from django.test import Client
-
-    from accounts.alerts.links import feed_links
-    from accounts.models import User
-    from bench.alerts_data import USER_PREFIX
-
     users = list(User.objects.filter(username__startswith=USER_PREFIX).order_by("id")[:: max(1, 10_000 // runs)][:runs])
     trail, follow = [], []
     for user in users:
@@ -178,10 +166,6 @@ def measure_feeds(runs: int) -> list[dict]:
 def existing_readers(users: int):
     """The readers a `--keep` run left, if there are `users` of them (the
     seed is the caller's word)."""
-    from django.db import connection
-
-    from bench.alerts_data import USER_PREFIX, Built
-
     pattern = USER_PREFIX.replace("-", "\\-") + "%"
     with connection.cursor() as cursor:
         cursor.execute("SELECT min(id), max(id), count(*) FROM accounts_user WHERE username LIKE %s", [pattern])
@@ -201,10 +185,6 @@ def existing_readers(users: int):
 def run_alerts(url: str, args: argparse.Namespace) -> dict:
     """Build the readers, send the day's alerts in a child process (twice),
     time the feeds; after django.setup() on the library's database."""
-    from django.db import connection
-
-    from bench.alerts_data import build_readers, remove_readers
-
     with connection.cursor() as cursor:
         cursor.execute("SELECT to_regclass('accounts_alertmail') IS NOT NULL")
         if not cursor.fetchone()[0]:
@@ -263,45 +243,22 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--feed-runs", type=int, default=30, help="timed feed requests per figure")
 
 
-def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--scale", type=int, default=100_000)
+def main(argv: list[str]) -> None:
+    parser = common.scale_parser(__doc__, tag="alerts")
     parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--child-limit", type=int, default=0, help=argparse.SUPPRESS)
-    parser.add_argument("--results", default=str(common.RESULTS))
-    parser.add_argument("--tag", default="alerts")
     parser.add_argument("--keep", action="store_true", help="leave the bench readers and their rows in place")
     parser.add_argument(
         "--reuse-readers", action="store_true", help="use the readers a --keep run left (same --alert-users)"
     )
     add_arguments(parser)
     args = parser.parse_args(argv)
-    url = common.database_url()
-    common.use_database(url)
-    os.environ.setdefault("DJANGO_ALLOWED_HOSTS", "testserver,127.0.0.1,localhost")
-    import django
-
-    django.setup()
     if args.child:
         print(json.dumps(child_send(args.child_limit or None)))
         return
-    from bench.portal import library_meta
-
-    meta = library_meta(url)
-    if not meta or meta["parameters"]["scale"] != args.scale:
-        raise SystemExit(f"no bench library of {args.scale:,} papers in {common.database_name(url)}: make bench-data")
-    from django.db import connection
-
-    report = {"benchmark": "alerts at scale", "scale": args.scale, "machine": common.machine(connection),
-              "alerts": run_alerts(url, args)}  # fmt: skip
-    report["machine"]["load_average_at_end"] = os.getloadavg()
-    print("\n".join(lines(report["alerts"])))
-    for r in report["alerts"]["results"]:
-        f = r["in_process"]
-        print(f"{r['name'][:58]:58} {f['first_ms']:>7.1f} {f['p50_ms']:>7.1f} {f['p95_ms']:>7.1f} "
-              f"{r['target_p95_ms']:>6}  {'yes' if r['meets_target'] else 'NO'}")  # fmt: skip
-    common.write_report(report, args.results, f"{args.tag}-scale{args.scale}")
-
-
-if __name__ == "__main__":
-    main()
+    url = common.database_url()
+    common.required_library(url, args.scale)
+    figures = run_alerts(url, args)
+    common.finish_scale_report(
+        args, connection, benchmark="alerts at scale", key="alerts", figures=figures, summary=lines(figures)
+    )

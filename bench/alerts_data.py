@@ -17,6 +17,9 @@ import random
 from dataclasses import dataclass
 from datetime import timedelta
 
+from django.db import connection, transaction
+from django.utils import timezone
+
 USER_PREFIX = "bench-alerts-"
 TIME_ZONES = ("Asia/Shanghai", "Asia/Shanghai", "Asia/Shanghai", "Europe/Berlin", "America/New_York")
 # (delivery, kind, how many, matches drawn as (low, high) or a probability of one)
@@ -42,8 +45,6 @@ class Built:
 
 def _day_pool(size: int) -> list[tuple[int, int, int]]:
     """(version id, paper id, number) of the library's newest versions, one per paper."""
-    from django.db import connection
-
     with connection.cursor() as cursor:
         cursor.execute(
             "SELECT id, paper_id, number FROM harvest_version ORDER BY discovered_at DESC, id DESC LIMIT %s", [2 * size]
@@ -66,9 +67,6 @@ def _next_id(cursor, table: str) -> int:
 
 
 def build_readers(*, users: int, seed: int, pool: int = 3000) -> Built:
-    from django.db import connection, transaction
-    from django.utils import timezone
-
     rng = random.Random(f"{seed}:alerts")
     day = _day_pool(pool)
     now = timezone.now()
@@ -134,8 +132,6 @@ def build_readers(*, users: int, seed: int, pool: int = 3000) -> Built:
 
 def remove_readers() -> dict[str, int]:
     """Remove the bench's users and everything of theirs, by id range."""
-    from django.db import connection, transaction
-
     pattern = USER_PREFIX.replace("-", "\\-") + "%"
     with transaction.atomic(), connection.cursor() as cursor:
         cursor.execute("SELECT min(id), max(id), count(*) FROM accounts_user WHERE username LIKE %s", [pattern])

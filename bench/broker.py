@@ -1,7 +1,7 @@
 """`make bench-broker`: how long a task waits in the embedded file broker
 (`make run` without Redis), and what its polling costs while the worker idles.
 
-    python -m bench.broker [--poll 0.1 --poll 1.0] [--hops 20] [--idle 30]
+    python -m bench broker [--poll 0.1 --poll 1.0] [--hops 20] [--idle 30]
 
 For each polling interval, a real Celery worker (`make run`'s queues, two processes) runs
 on a scratch folder with the options `make run` uses
@@ -93,12 +93,12 @@ def _until(condition, *, what: str, timeout: float = 120) -> None:
         time.sleep(0.05)
 
 
-def main() -> None:
+def main(argv: list[str]) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--poll", type=float, action="append", help="polling interval(s) in seconds")
     parser.add_argument("--hops", type=int, default=20)
     parser.add_argument("--idle", type=float, default=30.0)
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     print("| poll (s) | wait per hop, median (ms) | max (ms) | worker CPU while idle (% of a core) |")
     print("| ---: | ---: | ---: | ---: |")
     for poll in args.poll or [0.1, 1.0]:
@@ -107,7 +107,3 @@ def main() -> None:
             f"| {row['poll_seconds']:g} | {row['hop_median_ms']:.0f} | {row['hop_max_ms']:.0f} "
             f"| {row['idle_cpu_percent']:.2f} |"
         )
-
-
-if __name__ == "__main__":
-    main()

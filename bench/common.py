@@ -3,6 +3,7 @@ ran on, percentiles and the results file."""
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
 import platform
@@ -11,8 +12,25 @@ from datetime import UTC, datetime
 from pathlib import Path
 from urllib.parse import urlsplit, urlunsplit
 
+import psycopg
+
 DEFAULT_DATABASE_URL = "postgres://postgres@127.0.0.1:5432/papertrail_bench"
 RESULTS = Path(__file__).resolve().parent / "results"
+ROOT = Path(__file__).resolve().parent.parent
+# The test client's host and gunicorn's on loopback.
+TEST_CLIENT_ENV = {"DJANGO_ALLOWED_HOSTS": "testserver,127.0.0.1,localhost"}
+# API throttling raised, so that a benchmark measures the API, not 429s.
+BENCH_ENV = {
+    "PAPERTRAIL_API_ANON_RATE": "100000000/min",
+    "PAPERTRAIL_API_USER_RATE": "100000000/min",
+    **TEST_CLIENT_ENV,
+}
+# The bench library's papers are years old: the recommendations look at all of them.
+RECOMMEND_ENV = {
+    "PAPERTRAIL_RECOMMEND_WINDOW_DAYS": "36500",
+    "PAPERTRAIL_RECOMMEND_RETRAIN_DELAY": "0",
+    **TEST_CLIENT_ENV,
+}
 
 
 def database_url() -> str:
@@ -30,6 +48,23 @@ def use_database(url: str) -> None:
     """Point the project's settings at `url` (before django.setup())."""
     os.environ["DATABASE_URL"] = url
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "papertrail.settings.test")
+
+
+def library_meta(url: str) -> dict | None:
+    """The parameters of the synthetic library at `url` (table `bench_library`), or None."""
+    try:
+        with psycopg.connect(psycopg_url(url)) as conn:
+            return dict(conn.execute("SELECT key, value FROM bench_library").fetchall())
+    except psycopg.Error:
+        return None
+
+
+def required_library(url: str, scale: int) -> dict:
+    """The library's parameters, or an exit naming the make target that builds it."""
+    meta = library_meta(url)
+    if not meta or meta["parameters"]["scale"] != scale:
+        raise SystemExit(f"no bench library of {scale:,} papers in {database_name(url)}: make bench-data")
+    return meta
 
 
 def maintenance_url(url: str) -> str:
@@ -95,3 +130,37 @@ def write_report(report: dict, results: str | Path, name: str) -> Path:
     path.write_text(json.dumps(report, indent=2, default=str) + "\n")
     print(f"\nwritten to {path}")
     return path
+
+
+def scale_parser(doc: str, *, tag: str) -> argparse.ArgumentParser:
+    """The arguments every bench over the synthetic library takes."""
+    parser = argparse.ArgumentParser(description=doc.split("\n\n")[0])
+    parser.add_argument("--scale", type=int, default=100_000)
+    parser.add_argument("--results", default=str(RESULTS))
+    parser.add_argument("--tag", default=tag)
+    return parser
+
+
+def target_lines(results: list[dict]) -> list[str]:
+    """One line per timed figure: first, p50, p95 (and CPU p50 where measured) against its target."""
+    rows = [f"{'figure':58} {'first':>7} {'p50':>7} {'p95':>7} {'cpu p50':>7} {'target':>6}  met"]
+    for result in results:
+        timed = result["in_process"]
+        cpu = f"{timed['python_cpu_p50_ms']:>7.1f}" if "python_cpu_p50_ms" in timed else f"{'':>7}"
+        met = "yes" if result["meets_target"] else "NO"
+        rows.append(
+            f"{result['name'][:58]:58} {timed['first_ms']:>7.1f} {timed['p50_ms']:>7.1f} {timed['p95_ms']:>7.1f} "
+            f"{cpu} {result['target_p95_ms']:>6}  {met}"
+        )
+    return rows
+
+
+def finish_scale_report(
+    args: argparse.Namespace, connection, *, benchmark: str, key: str, figures: dict, summary: list[str]
+) -> Path:
+    """Print a library bench's figures and write its JSON (results/<date>-<tag>-scale<scale>.json)."""
+    report = {"benchmark": benchmark, "scale": args.scale, "machine": machine(connection), key: figures}
+    report["machine"]["load_average_at_end"] = os.getloadavg()
+    print(f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
+    print("\n".join([*summary, *target_lines(figures["results"])]))
+    return write_report(report, args.results, f"{args.tag}-scale{args.scale}")

@@ -1,6 +1,6 @@
 """`make bench-data SCALE=1000000`: a synthetic arXiv-shaped library in PostgreSQL.
 
-    python -m bench.data --scale 1000000 [--seed 1] [--now 2026-11-13T08:00] [--workers 2] [--daily 1100]
+    python -m bench data --scale 1000000 [--seed 1] [--now 2026-11-13T08:00] [--workers 2] [--daily 1100]
 
 Writes DATABASE_URL (PostgreSQL; default postgres://postgres@127.0.0.1:5432/
 papertrail_bench), which it drops and creates, then migrates through the
@@ -29,9 +29,11 @@ table `bench_library` for bench/portal.py.
 from __future__ import annotations
 
 import argparse
+import bisect
 import json
 import multiprocessing
 import os
+import random
 import sys
 import time
 from collections import Counter
@@ -39,6 +41,9 @@ from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime, timedelta
 
 import psycopg
+from django.conf import settings
+from django.core.management import call_command
+from django.db import connections
 
 from bench import common, library
 from bench.rows import (
@@ -51,6 +56,7 @@ from bench.rows import (
     ChunkWriter,
     World,
 )
+from harvest.search_index import SEARCH_VECTOR_SQL
 
 CHUNK = 20_000
 BIG_TABLES = (
@@ -86,8 +92,6 @@ def create_database(url: str) -> None:
 
 
 def migrate() -> None:
-    from django.core.management import call_command
-
     call_command("migrate", verbosity=0, interactive=False)
 
 
@@ -129,8 +133,6 @@ def schema_to_rebuild(conn: psycopg.Connection) -> tuple[list[str], list[str], l
 
 def _index_staged_papers() -> str:
     """Papers from the staging table into the library with their full-text vectors."""
-    from harvest.search_index import SEARCH_VECTOR_SQL  # after django.setup(), in the workers
-
     columns = ", ".join(PAPER_COLUMNS)
     # Column names are constants of bench/rows.py and harvest/search_index.py.
     return (
@@ -178,15 +180,11 @@ def harvest_history(world: World, source_ids: dict[str, int]) -> list[tuple]:
     """HarvestRun rows since the bootstrap: arXiv every two hours (new papers
     after each announcement, otherwise empty), Hugging Face hourly; a few
     failures, never the latest run of a source."""
-    import random
-
     rng = random.Random(f"{world.seed}:runs")
     timeline, rows = world.timeline, []
     start = timeline.bootstrap.replace(minute=0, second=0, microsecond=0)
 
     def listed_before(moment: datetime) -> int:
-        import bisect
-
         return bisect.bisect_left(range(world.papers), moment, key=timeline.inclusion_grid)
 
     for slug, step, minute in (("arxiv", 2, 17), ("hf_daily", 1, 43)):
@@ -218,18 +216,11 @@ def harvest_history(world: World, source_ids: dict[str, int]) -> list[tuple]:
 def build(args: argparse.Namespace) -> dict:
     global _WORLD
     url = common.database_url()
-    common.use_database(url)
     timings: dict[str, float] = {}
     mark = time.perf_counter()
     log("creating %s and migrating", common.database_name(url))
     create_database(url)
-    import django
-
-    django.setup()
-    from django.conf import settings
-
     migrate()
-    from django.db import connections
 
     connections.close_all()  # the load runs in forked workers on their own connections
     timings["create_and_migrate"] = time.perf_counter() - mark
@@ -366,7 +357,7 @@ def describe(summary: dict) -> str:
     return "\n".join(lines)
 
 
-def main(argv: list[str] | None = None) -> None:
+def main(argv: list[str]) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--scale", type=int, default=100_000, help="papers (default 100,000)")
     parser.add_argument("--seed", type=int, default=1)
@@ -380,7 +371,3 @@ def main(argv: list[str] | None = None) -> None:
     summary = build(args)
     print(describe(summary))
     print(f"done in {time.perf_counter() - started:.0f} s")
-
-
-if __name__ == "__main__":
-    main()

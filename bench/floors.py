@@ -15,6 +15,12 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from django.db import connection
+from django.test import Client
+from django.test.utils import CaptureQueriesContext
+
+from bench.common import percentile
+
 # Statements the replay runs: reads only. A request that writes (a session
 # touched, a last-seen stamp) would change the database if replayed.
 _READS = ("select", "with", "(select", "values")
@@ -34,9 +40,6 @@ def is_read(sql: str) -> bool:
 
 def capture(get: Callable[[str], object], url: str) -> CapturedRequest:
     """The statements one request to `url` runs (through `get`, a test client's)."""
-    from django.db import connection
-    from django.test.utils import CaptureQueriesContext
-
     with CaptureQueriesContext(connection) as queries:
         response = get(url)
     captured = CapturedRequest(status=response.status_code)
@@ -48,8 +51,6 @@ def capture(get: Callable[[str], object], url: str) -> CapturedRequest:
 def replay(statements: list[str]) -> tuple[float, int]:
     """Runs the statements once on Django's connection, bare (psycopg's own
     cursor, no Django wrapper): (milliseconds, rows fetched)."""
-    from django.db import connection
-
     connection.ensure_connection()
     rows = 0
     started = time.perf_counter()
@@ -63,8 +64,6 @@ def replay(statements: list[str]) -> tuple[float, int]:
 
 def floor(statements: list[str], runs: int) -> dict:
     """p50 and minimum of the replay over `runs` runs, after one warm-up."""
-    from bench.common import percentile
-
     _, rows = replay(statements)
     timings = [replay(statements)[0] for _ in range(runs)]
     return {"p50_ms": percentile(timings, 0.5), "min_ms": min(timings), "rows": rows, "runs": runs}
@@ -74,8 +73,6 @@ def measure(plan: list, results: list[dict], runs: int) -> list[dict]:
     """For every page and API scenario that does not reset the stats cache:
     its floor and the ratio of its in-process p50 to it (stored in `results`
     too, under "floor", for the printed table)."""
-    from django.test import Client
-
     client = Client()
     rows = []
     for scenario, result in zip(plan, results, strict=True):

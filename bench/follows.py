@@ -1,7 +1,7 @@
 """The follows bench: an announcement day matched against every follow of
 10,000 readers, then their trail and the follow preview, on the bench library.
 
-    python -m bench.follows --scale 100000 [--users 10000] [--runs 30] [--keep] [--previews-only]
+    python -m bench follows --scale 100000 [--users 10000] [--runs 30] [--keep] [--previews-only]
     (and from `make bench`: bench/portal.py calls run_follows after its scenarios)
 
 Uses DATABASE_URL (the bench library bench/data.py built, default
@@ -38,8 +38,18 @@ import sys
 import time
 from pathlib import Path
 
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+
+from accounts.follows.selectors import follow_preview
+from accounts.models import User
+from accounts.trail.matching import day_index, match_versions
+from accounts.trail.selectors import trail_page, trail_unread_counts
 from bench import common
 from bench.common import percentile
+from bench.follows_data import USER_PREFIX, build_follows, remove_bench_users
+from bench.trail_rows import busiest_follows, first_reads
+from harvest.models import Version
 
 ROOT = Path(__file__).resolve().parent.parent
 TARGETS_MS = {"trail": 100, "unread": 20, "preview": 300}
@@ -48,8 +58,6 @@ READERS_SAMPLED = 30
 
 
 def day_versions(new: int, revisions: int) -> list[int]:
-    from harvest.models import Version
-
     firsts = Version.objects.filter(number=1).order_by("-discovered_at", "-id").values_list("id", flat=True)[:new]
     later = Version.objects.filter(number__gt=1).order_by("-discovered_at", "-id").values_list("id", flat=True)
     return [*firsts, *later[:revisions]]
@@ -59,10 +67,6 @@ def child_match(new: int, revisions: int) -> dict:
     """The matching task's work for the day (accounts.follow_matching.
     match_versions: every follow definition once, its matches recorded),
     timed in this (child) process."""
-    from django.db import connection
-
-    from accounts.trail.matching import day_index, match_versions
-
     version_ids = day_versions(new, revisions)
     started = time.perf_counter()
     result = match_versions(version_ids=version_ids)
@@ -89,15 +93,10 @@ def child_match(new: int, revisions: int) -> dict:
 
 def measure_catch_up(users: list) -> dict:
     """Each sampled reader's first read of the trail after the day (bench.trail_rows)."""
-    from bench.trail_rows import first_reads
-
     return first_reads(users)
 
 
 def _timed(call, arguments: list, runs: int) -> dict:
-    from django.db import connection
-    from django.test.utils import CaptureQueriesContext
-
     first, timings = 0.0, []
     for run in range(runs + 1):
         started = time.perf_counter()
@@ -115,9 +114,6 @@ def _timed(call, arguments: list, runs: int) -> dict:
 
 def sampled_users(count: int) -> list:
     """Readers spread evenly over the bench users."""
-    from accounts.models import User
-    from bench.follows_data import USER_PREFIX
-
     users = list(User.objects.filter(username__startswith=USER_PREFIX).order_by("id"))
     step = max(1, len(users) // count)
     return users[::step][:count]
@@ -125,14 +121,10 @@ def sampled_users(count: int) -> list:
 
 def readers(users: list) -> list[tuple]:
     """(user, their follow with most unread cards) of these users that have cards."""
-    from bench.trail_rows import busiest_follows
-
     return busiest_follows(users)
 
 
 def measure_reads(runs: int, picked: list[tuple], previews: list[tuple[str, str, dict]]) -> list[dict]:
-    from accounts.trail.selectors import trail_page, trail_unread_counts
-
     first_pages = {user.pk: trail_page(user=user) for user, _ in picked}
     cursors = [(user, first_pages[user.pk].next_cursor) for user, _ in picked if first_pages[user.pk].next_cursor]
     plan = [
@@ -149,8 +141,6 @@ def measure_reads(runs: int, picked: list[tuple], previews: list[tuple[str, str,
 
 
 def measure_previews(runs: int, user, previews: list[tuple[str, str, dict]]) -> list[dict]:
-    from accounts.follows.selectors import follow_preview
-
     plan = [(f"preview: {name}", "preview", lambda a, k=kind, v=value: follow_preview(user=a, kind=k, value=v),
              [user]) for name, kind, value in previews]  # fmt: skip
     return _measure(plan, runs)
@@ -172,16 +162,11 @@ def _measure(plan: list[tuple], runs: int) -> list[dict]:
 
 def preview_user():
     """The one reader `--previews-only` needs (a preview reads the library, not the reader's rows)."""
-    from accounts.models import User
-    from bench.follows_data import USER_PREFIX
-
     user, _ = User.objects.get_or_create(username=f"{USER_PREFIX}preview", defaults={"email": "preview@bench.invalid"})
     return user
 
 
 def preview_values(meta: dict) -> list[tuple[str, str, dict]]:
-    from django.db import connection
-
     with connection.cursor() as cursor:
         cursor.execute(
             "SELECT a.name FROM harvest_authorship s JOIN harvest_author a ON a.id = s.author_id "
@@ -204,10 +189,6 @@ def preview_values(meta: dict) -> list[tuple[str, str, dict]]:
 def run_follows(url: str, meta: dict, args: argparse.Namespace) -> dict:
     """Build the readers, match the day in a child process, measure the reads;
     after django.setup() on the library's database."""
-    from django.db import connection
-
-    from bench.follows_data import build_follows, remove_bench_users
-
     with connection.cursor() as cursor:
         cursor.execute("SELECT to_regclass('accounts_follow') IS NOT NULL")
         if not cursor.fetchone()[0]:
@@ -222,7 +203,7 @@ def run_follows(url: str, meta: dict, args: argparse.Namespace) -> dict:
     print(f"  follows: {drawn.users:,} readers, {sum(drawn.follows.values()):,} follows in {built:.0f} s",
           file=sys.stderr, flush=True)  # fmt: skip
     env = {**os.environ, "DATABASE_URL": url, "PYTHONPATH": str(ROOT)}
-    command = [sys.executable, "-m", "bench.follows", "--child", "--new", str(args.new),
+    command = [sys.executable, "-m", "bench", "follows", "--child", "--new", str(args.new),
                "--revisions", str(args.revisions)]  # fmt: skip
     done = subprocess.run(command, capture_output=True, text=True, env=env, cwd=ROOT, check=False)
     if done.returncode:
@@ -299,44 +280,22 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--scale", type=int, default=100_000)
+def main(argv: list[str]) -> None:
+    parser = common.scale_parser(__doc__, tag="follows")
     parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
-    parser.add_argument("--results", default=str(common.RESULTS))
-    parser.add_argument("--tag", default="follows")
     add_arguments(parser)
     args = parser.parse_args(argv)
-    url = common.database_url()
-    common.use_database(url)
-    import django
-
-    django.setup()
     if args.child:
         print(json.dumps(child_match(args.new, args.revisions)))
         return
-    from bench.portal import library_meta
-
-    meta = library_meta(url)
-    if not meta or meta["parameters"]["scale"] != args.scale:
-        raise SystemExit(f"no bench library of {args.scale:,} papers in {common.database_name(url)}: make bench-data")
-    from django.db import connection
-
+    url = common.database_url()
+    meta = common.required_library(url, args.scale)
     if args.previews_only:
-        follows = {"results": measure_previews(args.follow_runs, preview_user(), preview_values(meta))}
+        figures = {"results": measure_previews(args.follow_runs, preview_user(), preview_values(meta))}
+        summary = []
     else:
-        follows = run_follows(url, meta, args)
-    report = {"benchmark": "follows at scale", "scale": args.scale, "machine": common.machine(connection),
-              "follows": follows}  # fmt: skip
-    report["machine"]["load_average_at_end"] = os.getloadavg()
-    if not args.previews_only:
-        print("\n".join(lines(report["follows"])))
-    for r in report["follows"]["results"]:
-        f = r["in_process"]
-        print(f"{r['name'][:58]:58} {f['first_ms']:>7.1f} {f['p50_ms']:>7.1f} {f['p95_ms']:>7.1f} "
-              f"{r['target_p95_ms']:>6}  {'yes' if r['meets_target'] else 'NO'}")  # fmt: skip
-    common.write_report(report, args.results, f"{args.tag}-scale{args.scale}")
-
-
-if __name__ == "__main__":
-    main()
+        figures = run_follows(url, meta, args)
+        summary = lines(figures)
+    common.finish_scale_report(
+        args, connection, benchmark="follows at scale", key="follows", figures=figures, summary=summary
+    )

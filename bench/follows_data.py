@@ -28,6 +28,12 @@ import random
 from dataclasses import dataclass, field
 from itertools import accumulate
 
+from django.core.exceptions import ValidationError
+from django.db import connection, transaction
+from django.utils import timezone
+
+from accounts.follows.definition import compile_value
+from accounts.models import User
 from bench import library
 
 USER_PREFIX = "bench-follows-"
@@ -93,8 +99,6 @@ def _vocabulary(seed: int) -> _Weighted:
 
 
 def _authors() -> _Weighted:
-    from django.db import connection
-
     with connection.cursor() as cursor:
         cursor.execute(
             "SELECT a.name, s.n FROM (SELECT author_id, count(*) AS n FROM harvest_authorship GROUP BY author_id) s "
@@ -107,13 +111,6 @@ def _authors() -> _Weighted:
 def build_follows(*, users: int, seed: int, library_seed: int) -> Drawn:
     """Draw and store the users, their follows and exclusions (reproducible
     from `seed`, against the library's own authors and vocabulary)."""
-    from django.core.exceptions import ValidationError
-    from django.db import connection, transaction
-    from django.utils import timezone
-
-    from accounts.follows.definition import compile_value
-    from accounts.models import User
-
     rng = random.Random(f"{seed}:follows")
     popular = _Weighted(list(library.PRIMARY), list(library.PRIMARY.values()))
     words, authors = _vocabulary(library_seed), _authors()
@@ -196,8 +193,6 @@ def build_follows(*, users: int, seed: int, library_seed: int) -> Drawn:
 def remove_bench_users() -> dict[str, int]:
     """Remove the bench's users and everything of theirs: TRUNCATE when no one
     else holds trail rows (instant), else DELETE by user."""
-    from django.db import connection, transaction
-
     pattern = USER_PREFIX.replace("-", "\\-") + "%"
     with transaction.atomic(), connection.cursor() as cursor:
         cursor.execute("SELECT min(id), max(id), count(*) FROM accounts_user WHERE username LIKE %s", [pattern])

@@ -1,7 +1,7 @@
 """`make bench-harvest`: ingest throughput of the two bulk paths, against the
 time the bare parser takes to read the same bytes, with peak memory.
 
-    python -m bench.harvest [--papers 100000] [--page-size 1000] [--batch-size 2000] [--seed 1]
+    python -m bench harvest [--papers 100000] [--page-size 1000] [--batch-size 2000] [--seed 1]
                             [--text realistic|recorded]
 
 What it measures (figures in a printed table and bench/results/<date>-harvest.json):
@@ -49,7 +49,12 @@ import time
 from datetime import UTC, datetime
 from pathlib import Path
 
-os.environ.setdefault("DJANGO_SETTINGS_MODULE", "papertrail.settings.test")
+from django.conf import settings
+from django.db import connection
+
+from bench import inputs, measure
+from harvest.models import Author, Paper, Version
+from harvest.search_index import index_pending_papers
 
 RESULTS = Path(__file__).resolve().parent / "results"
 TARGET_RATE = 5000
@@ -59,22 +64,15 @@ TARGET_RATIO = 3.0
 _CPU_KEYS = ("reader_cpu_seconds", "cpu_seconds", "database_cpu_seconds")
 
 
-def _setup(database_name: str | None = None) -> None:
-    import django
-    from django.conf import settings
-
-    django.setup()
-    if database_name:
-        from django.db import connection
-
-        settings.DATABASES["default"]["NAME"] = database_name
-        connection.settings_dict["NAME"] = database_name
-        connection.close()
+def _use_scratch(database_name: str) -> None:
+    """Point the default connection at the scratch database a child is given."""
+    settings.DATABASES["default"]["NAME"] = database_name
+    connection.settings_dict["NAME"] = database_name
+    connection.close()
 
 
 def _child(args: argparse.Namespace) -> None:
-    _setup(args.database)
-    from bench import measure
+    _use_scratch(args.database)
 
     path = Path(args.input)
     if args.child == "ingest-oai":
@@ -94,8 +92,6 @@ def _child(args: argparse.Namespace) -> None:
 
 def _search_index_pass() -> dict:
     """The full-text indexing pass over what the ingest before it stored."""
-    from harvest.search_index import index_pending_papers
-
     result = index_pending_papers()
     return {
         "papers": result.papers,
@@ -106,7 +102,7 @@ def _search_index_pass() -> dict:
 
 
 def _run_child(kind: str, path: Path, database: str, batch_size: int) -> dict:
-    command = [sys.executable, "-m", "bench.harvest", "--child", kind, "--input", str(path), "--database", database]
+    command = [sys.executable, "-m", "bench", "harvest", "--child", kind, "--input", str(path), "--database", database]
     command += ["--batch-size", str(batch_size)]
     root = Path(__file__).resolve().parent.parent
     env = {**os.environ, "PYTHONPATH": str(root)}
@@ -118,9 +114,6 @@ def _run_child(kind: str, path: Path, database: str, batch_size: int) -> dict:
 
 def _scratch_database() -> tuple[str, str]:
     """Create and migrate the scratch database; returns (its name, the configured name)."""
-    from django.conf import settings
-    from django.db import connection
-
     original = settings.DATABASES["default"]["NAME"]
     if connection.vendor == "postgresql":
         scratch = f"{original}_harvest_bench"
@@ -132,10 +125,6 @@ def _scratch_database() -> tuple[str, str]:
 
 
 def _empty_library() -> None:
-    from django.db import connection
-
-    from harvest.models import Author, Paper
-
     if connection.vendor == "postgresql":
         with connection.cursor() as cursor:
             cursor.execute(
@@ -148,14 +137,10 @@ def _empty_library() -> None:
 
 
 def _library_size() -> dict:
-    from harvest.models import Author, Paper, Version
-
     return {"papers": Paper.objects.count(), "versions": Version.objects.count(), "authors": Author.objects.count()}
 
 
 def _machine() -> dict:
-    from django.db import connection
-
     cpuinfo = Path("/proc/cpuinfo").read_text().splitlines()
     meminfo = Path("/proc/meminfo").read_text().splitlines()
     cpu = next((line.split(":", 1)[1].strip() for line in cpuinfo if line.startswith("model name")), "")
@@ -204,9 +189,6 @@ def _variant(name: str, path: str, library: str, ingest: dict, parse: dict, befo
 
 
 def run(args: argparse.Namespace) -> dict:
-    _setup()
-    from bench import inputs
-
     machine = _machine()
     scratch, original = _scratch_database()
     months = inputs.months_for(args.papers)
@@ -255,8 +237,6 @@ def run(args: argparse.Namespace) -> dict:
                 index = _run_child("index", source, scratch, args.batch_size)
                 variants.append(_variant(label, path, library, result, parse[path], before, index))
     finally:
-        from django.db import connection
-
         connection.creation.destroy_test_db(original, verbosity=0)
     machine["load_average_at_end"] = os.getloadavg()
     return {
@@ -335,7 +315,7 @@ def table(report: dict) -> str:
     return "\n".join(lines)
 
 
-def main(argv: list[str] | None = None) -> None:
+def main(argv: list[str]) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--papers", type=int, default=100_000, help="distinct papers per path (default 100,000)")
     parser.add_argument("--page-size", type=int, default=1000, help="records per OAI-PMH page (arXiv sends 1,000)")
@@ -365,7 +345,3 @@ def main(argv: list[str] | None = None) -> None:
     path = out / f"{datetime.now(UTC).date().isoformat()}-harvest.json"
     path.write_text(json.dumps(report, indent=2) + "\n")
     print(f"\nwritten to {path}")
-
-
-if __name__ == "__main__":
-    main()

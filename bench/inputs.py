@@ -42,6 +42,8 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from xml.sax.saxutils import escape
 
+from bench.text import TextDrawer
+
 FIXTURES = Path(__file__).resolve().parent.parent / "tests" / "fixtures"
 OAI_FIXTURE = FIXTURES / "arxiv_oai" / "ListRecordsResponse.xml"
 SNAPSHOT_FIXTURE = FIXTURES / "kaggle" / "arxiv-metadata-oai-snapshot.sample.jsonl"
@@ -254,7 +256,6 @@ def _texts(text: str, papers: int, seed: int, stream: int) -> Iterator[tuple[str
         return itertools.repeat(None, papers)
     if text != "realistic":
         raise ValueError(f"text must be 'realistic' or 'recorded', not {text!r}")
-    from bench.text import TextDrawer
 
     return TextDrawer(seed=seed, stream=stream).texts(papers)
 

@@ -1,7 +1,7 @@
 """`make loadtest SCALE=100000`: Locust, headless, against gunicorn on loopback
 over the bench library (bench/serve.py's server, its 2 sync workers).
 
-    python -m bench.loadtest --scale 100000 [--users 50] [--seconds 60]
+    python -m bench loadtest --scale 100000 [--users 50] [--seconds 60]
                              [--steps 1 2 5 10 20 40] [--step-seconds 15]
 
 (a) readers: `--users` simulated people for `--seconds`, each pausing 1 to 5 s
@@ -31,7 +31,19 @@ from datetime import UTC, datetime
 from pathlib import Path
 from urllib.parse import urlencode
 
-from bench import common
+import requests
+from django.conf import settings
+from django.contrib.auth import get_user_model
+from django.db import connection
+from django.test import Client
+from django.urls import Resolver404, resolve, reverse
+
+from accounts.models import ApiToken
+from accounts.services import api_token_create
+from bench import common, serve
+from bench.portal import pick_inputs
+from bench.scenarios import _library_params
+from portal.stats.windows import display_zone
 
 ROOT = Path(__file__).resolve().parent.parent
 TARGET_P95_MS = 300
@@ -40,8 +52,6 @@ LOAD_USERNAME = "bench-load"
 
 def signed_in_urls() -> list[str]:
     """/me/, and /trail/ where this checkout has that page."""
-    from django.urls import Resolver404, resolve, reverse
-
     urls = [reverse("accounts:me")]
     try:
         resolve("/trail/")
@@ -53,13 +63,6 @@ def signed_in_urls() -> list[str]:
 def load_user() -> tuple[str, str, str]:
     """(API token, session cookie name, session key) of the bench's load user,
     its earlier tokens revoked so that the token limit never stops a run."""
-    from django.conf import settings
-    from django.contrib.auth import get_user_model
-    from django.test import Client
-
-    from accounts.models import ApiToken
-    from accounts.services import api_token_create
-
     user, _ = get_user_model().objects.get_or_create(username=LOAD_USERNAME)
     ApiToken.objects.filter(user=user).delete()
     _, token = api_token_create(user=user, name="load test")
@@ -69,10 +72,6 @@ def load_user() -> tuple[str, str, str]:
 
 
 def config(host: str, meta: dict) -> dict:
-    from bench.portal import pick_inputs
-    from bench.scenarios import _library_params
-    from portal.stats.windows import display_zone
-
     picked = pick_inputs(meta)
     today = datetime.now(UTC).astimezone(display_zone()).date()
     params = _library_params(meta["query_tiers"], (picked["prolific_author"], picked["single_author"]), today)
@@ -92,8 +91,6 @@ def config(host: str, meta: dict) -> dict:
 def warm_up(settings: dict, rounds: int = 3) -> int:
     """Every URL the mix requests, a few times, untimed: both workers import
     and connect before Locust counts (their first requests take seconds)."""
-    import requests
-
     urls = [f"/papers/?{urlencode(p)}" for p in settings["library_params"]]
     urls += [f"/api/v1/papers/?{urlencode(p)}" for p in settings["library_params"]]
     urls += ["/", *(f"/papers/?{urlencode({'q': q})}" for q in settings["queries"])]
@@ -156,23 +153,15 @@ def saturation_point(steps: list[dict]) -> dict | None:
 
 
 def run(args: argparse.Namespace) -> dict:
-    from bench import portal, serve
-
     url = common.database_url()
-    meta = portal.library_meta(url)
+    meta = common.library_meta(url)
     if not meta or meta["parameters"]["scale"] != args.scale:
         print(f"building the library of {args.scale:,} papers first", file=sys.stderr)
-        subprocess.run([sys.executable, "-m", "bench.data", "--scale", str(args.scale)], cwd=ROOT, check=True)
-        meta = portal.library_meta(url)
-    common.use_database(url)
-    os.environ.update(portal.BENCH_ENV)
-    import django
-
-    django.setup()
-    from django.db import connection
+        subprocess.run([sys.executable, "-m", "bench", "data", "--scale", str(args.scale)], cwd=ROOT, check=True)
+        meta = common.library_meta(url)
 
     machine = common.machine(connection)
-    with tempfile.TemporaryDirectory(prefix="pt-loadtest-") as tmp, serve.gunicorn(portal.BENCH_ENV) as (base, _):
+    with tempfile.TemporaryDirectory(prefix="pt-loadtest-") as tmp, serve.gunicorn(common.BENCH_ENV) as (base, _):
         out = Path(tmp)
         settings = config(base, meta)
         config_path = out / "config.json"
@@ -236,7 +225,7 @@ def table(report: dict) -> str:
     return "\n".join(lines)
 
 
-def main(argv: list[str] | None = None) -> None:
+def main(argv: list[str]) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--scale", type=int, default=100_000)
     parser.add_argument("--users", type=int, default=50)
@@ -250,7 +239,3 @@ def main(argv: list[str] | None = None) -> None:
     report = run(args)
     print(table(report))
     common.write_report(report, args.results, f"loadtest-scale{args.scale}")
-
-
-if __name__ == "__main__":
-    main()

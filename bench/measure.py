@@ -28,8 +28,14 @@ import time
 from contextlib import closing
 from pathlib import Path
 
-from django.db import transaction
+from django.db import connection, transaction
 from lxml import etree
+
+from harvest.pipeline import planned_ahead
+from harvest.readahead import reading_ahead
+from harvest.services import UpsertResult, paper_upsert_many
+from harvest.sources.oai import ArxivOaiSource, parse_list_records
+from harvest.sources.snapshot import import_snapshot, parse_snapshot_line
 
 FIRST_MARK = 10
 
@@ -51,8 +57,6 @@ def _database_cpu() -> float | None:
     flushes commits made with synchronous_commit off, and those that have
     ended (their time is in the postmaster's children's times). Other
     databases' work on the same server counts too: run it on a quiet one."""
-    from django.db import connection
-
     if connection.vendor != "postgresql":
         return None
     with connection.cursor() as cursor:
@@ -120,11 +124,6 @@ def _memory_summary(samples: list[tuple[int, int]]) -> dict:
 
 
 def ingest_oai(directory: Path) -> dict:
-    from harvest.pipeline import planned_ahead
-    from harvest.readahead import reading_ahead
-    from harvest.services import UpsertResult, paper_upsert_many
-    from harvest.sources.oai import ArxivOaiSource, parse_list_records
-
     totals = UpsertResult()
     parse_seconds = wait_seconds = upsert_seconds = 0.0
     records = skipped = 0
@@ -172,8 +171,6 @@ def ingest_oai(directory: Path) -> dict:
 
 
 def ingest_snapshot(path: Path, batch_size: int) -> dict:
-    from harvest.sources.snapshot import import_snapshot
-
     samples = []
     marks, started = _cpu_marks(), time.perf_counter()
     with path.open("rb") as lines:
@@ -212,8 +209,6 @@ def _best(function, runs: int = 3) -> float:
 
 
 def parse_only_oai(directory: Path) -> dict:
-    from harvest.sources.oai import parse_list_records
-
     paths = sorted(directory.glob("page-*.xml"))
 
     def bare() -> None:
@@ -239,8 +234,6 @@ def parse_only_oai(directory: Path) -> dict:
 
 
 def parse_only_snapshot(path: Path) -> dict:
-    from harvest.sources.snapshot import parse_snapshot_line
-
     def bare() -> None:
         with path.open("rb") as lines:
             for line in lines:
@@ -272,8 +265,6 @@ def storage_floor() -> dict:
     tables that point at papers (picks, guided readings) are emptied, which
     the benchmark's scratch library never fills. PostgreSQL only.
     """
-    from django.db import connection
-
     dumps: dict[str, bytes] = {}
     with connection.cursor() as cursor:
         for table in _LIBRARY_TABLES:

@@ -1,6 +1,6 @@
 """`make bench SCALE=1000000`: the portal and the harvest on a library of that size.
 
-    python -m bench.portal --scale 1000000 [--runs 30] [--http-runs 15] [--ingest 20000] [--rebuild]
+    python -m bench portal --scale 1000000 [--runs 30] [--http-runs 15] [--ingest 20000] [--rebuild]
                            [--only TEXT ...]   (scenarios whose name contains one of the texts;
                                                 `--only follows`: the follows bench alone)
                            [--no-follows] [--users 10000] [--follow-runs 30] [--keep] (bench/follows.py)
@@ -74,33 +74,28 @@ import time
 from datetime import UTC, datetime
 from pathlib import Path
 
-from bench import alerts, common, follows, recommend, record_files, records, sidebyside
+from django.db import connection
+from django.http import QueryDict
+
+from bench import alerts, common, data, follows, inputs, recommend, record_files, records, serve, sidebyside
+from bench.alerts import run_alerts
+from bench.follows import run_follows
 from bench.portal_report import markdown, table
+from bench.recommend import run_recommend
+from bench.record_files import run_record_files
+from bench.records import run_records
 from bench.scenarios import TARGETS_MS, Scenario, scenarios
 from bench.timing import time_http, time_in_process, time_stats_task
+from harvest.filters import SORT_POPULAR, SORT_UPDATED, PaperFilterSet
+from harvest.models import Author, Paper
+from portal.pagination import keyset_page
+from portal.stats.windows import display_zone
 
 ROOT = Path(__file__).resolve().parent.parent
-BENCH_ENV = {
-    "PAPERTRAIL_API_ANON_RATE": "100000000/min",
-    "PAPERTRAIL_API_USER_RATE": "100000000/min",
-    "DJANGO_ALLOWED_HOSTS": "testserver,127.0.0.1,localhost",
-}
-
-
-def library_meta(url: str) -> dict | None:
-    import psycopg
-
-    try:
-        with psycopg.connect(common.psycopg_url(url)) as conn:
-            return dict(conn.execute("SELECT key, value FROM bench_library").fetchall())
-    except psycopg.Error:
-        return None
 
 
 def pick_inputs(meta: dict) -> dict:
     """Authors and papers to request, found in the library."""
-    from django.db import connection
-
     with connection.cursor() as cursor:
         cursor.execute(
             "SELECT a.name, count(*) FROM harvest_authorship s JOIN harvest_author a ON a.id = s.author_id "
@@ -124,10 +119,6 @@ def pick_inputs(meta: dict) -> dict:
 
 def search_matches(scenario_list: list[Scenario]) -> dict[str, int]:
     """How many papers each full-text scenario matches (the selectivity measured)."""
-    from django.http import QueryDict
-
-    from harvest.filters import PaperFilterSet
-
     matches = {}
     for scenario in scenario_list:
         if scenario.group.startswith("search") and scenario.urls[0].startswith("/papers/"):
@@ -140,9 +131,6 @@ def search_matches(scenario_list: list[Scenario]) -> dict[str, int]:
 def ingest(url: str, meta: dict, records: int, seed: int) -> dict:
     """New arXivRaw records into the large library through the bench helper's
     measure.ingest_oai (child process), then deleted again."""
-    from bench import inputs
-    from harvest.models import Author, Paper
-
     now = datetime.fromisoformat(meta["parameters"]["now"])
     series_month = (now.year - inputs.FIRST_MONTH[0]) * 12 + now.month - inputs.FIRST_MONTH[1] + 1
     last_paper = Paper.objects.order_by("-id").values_list("id", flat=True).first()
@@ -151,7 +139,18 @@ def ingest(url: str, meta: dict, records: int, seed: int) -> dict:
     database = common.database_name(url)
 
     def child(kind: str, path: Path) -> dict:
-        command = [sys.executable, "-m", "bench.harvest", "--child", kind, "--input", str(path), "--database", database]
+        command = [
+            sys.executable,
+            "-m",
+            "bench",
+            "harvest",
+            "--child",
+            kind,
+            "--input",
+            str(path),
+            "--database",
+            database,
+        ]
         done = subprocess.run(command, capture_output=True, text=True, env=env, cwd=ROOT, check=False)
         if done.returncode:
             raise SystemExit(f"{kind} failed:\n{done.stderr}")
@@ -163,7 +162,6 @@ def ingest(url: str, meta: dict, records: int, seed: int) -> dict:
         parse = child("parse-oai", pages)
         result = child("ingest-oai", pages)
         indexed = child("index", pages)  # the full-text pass the product runs after a harvest
-    from django.db import connection
 
     with connection.cursor() as cursor:
         for table in ("harvest_authorship", "harvest_papercategory", "harvest_version", "harvest_communitypick"):
@@ -196,22 +194,12 @@ def ingest(url: str, meta: dict, records: int, seed: int) -> dict:
 
 def run(args: argparse.Namespace) -> dict:
     url = common.database_url()
-    meta = library_meta(url)
+    meta = common.library_meta(url)
     if args.rebuild or not meta or meta["parameters"]["scale"] != args.scale:
-        from bench import data
-
         print(f"building the library of {args.scale:,} papers first", file=sys.stderr)
-        subprocess.run([sys.executable, "-m", "bench.data", "--scale", str(args.scale)], cwd=ROOT, check=True)
-        meta = library_meta(url)
+        subprocess.run([sys.executable, "-m", "bench", "data", "--scale", str(args.scale)], cwd=ROOT, check=True)
+        meta = common.library_meta(url)
         assert data and meta
-    common.use_database(url)
-    os.environ.update(BENCH_ENV)
-    import django
-
-    django.setup()
-    from django.db import connection
-
-    from portal.stats.windows import display_zone
 
     machine = common.machine(connection)
     picked = pick_inputs(meta)
@@ -222,11 +210,6 @@ def run(args: argparse.Namespace) -> dict:
         paper_ids=picked["papers"],
         today_beijing=today,
     )
-    from django.http import QueryDict
-
-    from harvest.filters import SORT_POPULAR, SORT_UPDATED, PaperFilterSet
-    from harvest.models import Paper
-    from portal.pagination import keyset_page
 
     cursor = keyset_page(Paper.objects.all(), sort=SORT_UPDATED, cursor=None, size=20).next_cursor
     next(s for s in plan if s.name.startswith("/papers/ page 2")).urls.append(f"/papers/?cursor={cursor}")
@@ -254,9 +237,7 @@ def run(args: argparse.Namespace) -> dict:
     matches = search_matches(plan)
     web = None
     if args.http_runs:
-        from bench import serve
-
-        with serve.gunicorn(BENCH_ENV) as (base, master):
+        with serve.gunicorn(common.BENCH_ENV) as (base, master):
             for scenario, result in zip(plan, results, strict=True):
                 result["http"] = time_http(base, scenario, args.http_runs)
             workers = serve.children(master)
@@ -269,33 +250,22 @@ def run(args: argparse.Namespace) -> dict:
     side_by_side = sidebyside.measure(plan, results, args.runs)  # after the ingest: its child forks this process
     followed = None
     if args.follows and (not args.only or "follows" in args.only):
-        from bench.follows import run_follows
-
         followed = run_follows(url, meta, args)
         results += followed.pop("results")
     recorded = None
     if args.records and (not args.only or "records" in args.only):
-        from bench.records import run_records
-
         recorded = run_records(url, args)
         results += recorded.pop("results")
     record_file_figures = None
     if args.record_files and (not args.only or "records" in args.only):
-        from bench.record_files import run_record_files
-
         record_file_figures = run_record_files(args)
     alerted = None
     if args.alerts and (not args.only or "alerts" in args.only):
-        from bench.alerts import run_alerts
-
         alerted = run_alerts(url, args)
         results += alerted.pop("results")
     recommended = None
     if args.recommend and (not args.only or "recommend" in args.only):
-        from bench.recommend import ENV as RECOMMEND_ENV
-        from bench.recommend import run_recommend
-
-        os.environ.update(RECOMMEND_ENV)  # read by the scoring child; this process's settings are loaded
+        os.environ.update(common.RECOMMEND_ENV)  # read by the scoring child; this process's settings are loaded
         recommended = run_recommend(url, args)
     machine["load_average_at_end"] = os.getloadavg()
     return {
@@ -331,7 +301,7 @@ def run(args: argparse.Namespace) -> dict:
     }
 
 
-def main(argv: list[str] | None = None) -> None:
+def main(argv: list[str]) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--scale", type=int, default=100_000)
     parser.add_argument("--runs", type=int, default=30, help="timed in-process runs per scenario")
@@ -373,7 +343,3 @@ def main(argv: list[str] | None = None) -> None:
     print(table(report))
     tag = f"-{args.tag}" if args.tag else ""
     common.write_report(report, args.results, f"scale{args.scale}{tag}")
-
-
-if __name__ == "__main__":
-    main()

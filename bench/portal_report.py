@@ -3,6 +3,10 @@
 from __future__ import annotations
 
 from bench import sidebyside
+from bench.alerts import lines as alerts_lines
+from bench.follows import lines as follows_lines
+from bench.recommend import lines as recommend_lines
+from bench.record_files import lines as record_file_lines
 
 
 def table(report: dict) -> str:
@@ -49,20 +53,12 @@ def table(report: dict) -> str:
             f"{i['searchable_records_per_second']:,.0f} records/s"
         )
     if report.get("record_files"):
-        from bench.record_files import lines as record_file_lines
-
         lines += record_file_lines(report["record_files"])
     if report.get("follows"):
-        from bench.follows import lines as follows_lines
-
         lines += follows_lines(report["follows"])
     if report.get("alerts"):
-        from bench.alerts import lines as alerts_lines
-
         lines += alerts_lines(report["alerts"])
     if report.get("recommend"):
-        from bench.recommend import lines as recommend_lines
-
         lines += recommend_lines(report["recommend"])
     lines += sidebyside.lines(report)
     m = report["machine"]

@@ -1,6 +1,6 @@
 """The recommendations bench, on the bench library (1,000,000 papers):
 
-    python -m bench.recommend [--users 10000] [--models 200] [--saves 500] [--runs 30] [--keep]
+    python -m bench recommend [--users 10000] [--models 200] [--saves 500] [--runs 30] [--keep]
     (and from `make bench`: bench/portal.py calls run_recommend after the follows bench)
 
 Uses DATABASE_URL (the bench library bench/data.py built; its text is
@@ -50,8 +50,21 @@ import time
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
+from django.db import connection
+from django.test import Client
+
+from accounts.models import User
+from accounts.recommend.jobs import score_new_versions
+from accounts.recommend.models import RecommenderModel, RecommenderProfile, ScoreSheet
+from accounts.recommend.trail_order import for_you_page
+from accounts.recommend.training import train_user
+from accounts.records.models import Record
 from bench import common
 from bench.common import percentile
+from bench.follows import day_versions
+from bench.trail_rows import dismiss
+from bench.vectors import write_vectors
+from harvest.models import Paper, Version
 
 ROOT = Path(__file__).resolve().parent.parent
 PREFIX = "recbench-"
@@ -59,17 +72,9 @@ TRAIN_TARGET_SECONDS = 2.0
 SCORE_TARGET_SECONDS = 300
 PAGE_TARGET_MS = 100
 MEMORY_TARGET_MIB = 1024
-ENV = {
-    "PAPERTRAIL_RECOMMEND_WINDOW_DAYS": "36500",
-    "PAPERTRAIL_RECOMMEND_RETRAIN_DELAY": "0",
-    "DJANGO_ALLOWED_HOSTS": "testserver,127.0.0.1,localhost",
-}
 
 
 def _day_and_background(new: int, revisions: int) -> tuple[list[int], list[int]]:
-    from bench.follows import day_versions
-    from harvest.models import Paper, Version
-
     day = list(
         dict.fromkeys(Version.objects.filter(pk__in=day_versions(new, revisions)).values_list("paper_id", flat=True))
     )
@@ -78,10 +83,6 @@ def _day_and_background(new: int, revisions: int) -> tuple[list[int], list[int]]
 
 
 def _clean() -> None:
-    from django.db import connection
-
-    from accounts.models import User
-
     ids = list(User.objects.filter(username__startswith=PREFIX).values_list("pk", flat=True))
     with connection.cursor() as cursor:
         for table in (
@@ -100,8 +101,6 @@ def _clean() -> None:
 
 
 def _saves(user, paper_ids: list[int]) -> None:
-    from accounts.records.models import Record
-
     now = datetime.now(UTC)
     Record.objects.bulk_create(
         [Record(user=user, paper_id=pk, saved_at=now - timedelta(days=i % 400)) for i, pk in enumerate(paper_ids)]
@@ -109,8 +108,6 @@ def _saves(user, paper_ids: list[int]) -> None:
 
 
 def _sample_papers(count: int, rng: random.Random) -> list[int]:
-    from django.db import connection
-
     with connection.cursor() as cursor:
         cursor.execute("SELECT min(id), max(id) FROM harvest_paper")
         low, high = cursor.fetchone()
@@ -118,12 +115,6 @@ def _sample_papers(count: int, rng: random.Random) -> list[int]:
 
 
 def measure_training(saves: int, rng: random.Random) -> dict:
-    from accounts.models import User
-    from accounts.recommend.training import train_user
-    from bench.trail_rows import dismiss
-    from bench.vectors import write_vectors
-    from harvest.models import Paper
-
     user = User.objects.create(username=f"{PREFIX}trainer")
     picked = list(Paper.objects.filter(pk__in=_sample_papers(saves * 2, rng)).values_list("pk", "latest_version"))
     write_vectors([pk for pk, _ in picked[: saves + saves // 10]], rng)
@@ -153,14 +144,6 @@ def measure_training(saves: int, rng: random.Random) -> dict:
 
 
 def build_readers(users: int, models: int, rng: random.Random) -> dict:
-    from django.db import connection
-
-    from accounts.models import User
-    from accounts.recommend.models import RecommenderModel, RecommenderProfile
-    from accounts.recommend.training import train_user
-    from accounts.records.models import Record
-    from bench.vectors import write_vectors
-
     started = time.perf_counter()
     trained = []
     now = datetime.now(UTC)
@@ -223,10 +206,6 @@ def build_readers(users: int, models: int, rng: random.Random) -> dict:
 
 
 def child_score(new: int, revisions: int) -> dict:
-    from accounts.recommend.jobs import score_new_versions
-    from accounts.recommend.models import ScoreSheet
-    from bench.follows import day_versions
-
     version_ids = day_versions(new, revisions)
     started = time.perf_counter()
     summary = score_new_versions(version_ids)
@@ -243,11 +222,6 @@ def child_score(new: int, revisions: int) -> dict:
 
 
 def measure_page(runs: int) -> dict:
-    from django.db import connection
-    from django.test import Client
-
-    from accounts.models import User
-
     with connection.cursor() as cursor:
         cursor.execute("ANALYZE accounts_recommendation")
     readers = list(
@@ -281,10 +255,6 @@ def measure_page(runs: int) -> dict:
 def give_cards(users: list, papers: list[int]) -> int:
     """One unread trail card per day's paper for each user, at its latest version's arrival, by COPY
     of the reader's own matches."""
-    from django.db import connection
-
-    from harvest.models import Version
-
     latest = {}
     rows = Version.objects.filter(paper_id__in=papers).order_by("paper_id", "number")
     for paper_id, version_id, number, at in rows.values_list("paper_id", "id", "number", "discovered_at"):
@@ -302,9 +272,6 @@ def give_cards(users: list, papers: list[int]) -> int:
 
 
 def measure_for_you(runs: int, papers: list[int]) -> dict:
-    from accounts.models import User
-    from accounts.recommend.trail_order import for_you_page
-
     readers = list(
         User.objects.filter(username__startswith=PREFIX).exclude(username=f"{PREFIX}trainer").order_by("?")[:30]
     )
@@ -338,16 +305,14 @@ def measure_for_you(runs: int, papers: list[int]) -> dict:
 
 def run_recommend(url: str, args: argparse.Namespace) -> dict:
     """The whole bench against the library at `url` (already django.setup())."""
-    from bench.vectors import write_vectors
-
     rng = random.Random(args.rec_seed)
     _clean()
     day, background = _day_and_background(2000, 600)
     vectors = write_vectors([*day, *background], rng)
     training = measure_training(args.rec_saves, rng)
     readers = build_readers(args.rec_users, args.rec_models, rng)
-    env = {**os.environ, **ENV, "DATABASE_URL": url, "PYTHONPATH": str(ROOT)}
-    command = [sys.executable, "-m", "bench.recommend", "--child-score"]
+    env = {**os.environ, **common.RECOMMEND_ENV, "DATABASE_URL": url, "PYTHONPATH": str(ROOT)}
+    command = [sys.executable, "-m", "bench", "recommend", "--child-score"]
     done = subprocess.run(command, capture_output=True, text=True, env=env, cwd=ROOT, check=False)
     if done.returncode:
         raise SystemExit(f"the scoring child failed:\n{done.stderr[-4000:]}")
@@ -398,7 +363,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--rec-keep", action="store_true", help="keep the bench users")
 
 
-def main(argv: list[str] | None = None) -> None:
+def main(argv: list[str]) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     add_arguments(parser)
     parser.add_argument("--child-score", action="store_true", help=argparse.SUPPRESS)
@@ -406,15 +371,9 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--tag", default="")
     args = parser.parse_args(argv)
     url = common.database_url()
-    common.use_database(url)
-    os.environ.update(ENV)
-    import django
-
-    django.setup()
     if args.child_score:
         print(json.dumps(child_score(2000, 600)))
         return
-    from django.db import connection
 
     report = {
         "benchmark": "recommendations",
@@ -424,7 +383,3 @@ def main(argv: list[str] | None = None) -> None:
     }
     print("\n".join(lines(report)))
     common.write_report(report, args.results, f"recommend{('-' + args.tag) if args.tag else ''}")
-
-
-if __name__ == "__main__":
-    main()

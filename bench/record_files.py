@@ -2,7 +2,7 @@
 in each format, and import of a 2,000-entry BibTeX file whose papers are all
 in the library, on the bench library.
 
-    python -m bench.record_files [--records 5000] [--tags 50] [--import-entries 2000] [--export-runs 5] [--keep-records]
+    python -m bench record_files [--records 5000] [--tags 50] [--import-entries 2000] [--export-runs 5] [--keep-records]
     (and from `make bench`: bench/portal.py calls run_record_files after the follows bench)
 
 Uses DATABASE_URL (a copy of the bench library bench/data.py built; the
@@ -32,7 +32,16 @@ import sys
 import time
 from datetime import UTC, datetime
 
+from django.db import connection
+from django.utils import timezone
+
+from accounts.models import User
+from accounts.records.export import export_citations, export_data, export_items
+from accounts.records.files import ExportItem, bibtex
+from accounts.records.imports import records_import_file
+from accounts.records.models import Record, RecordTag, Tag
 from bench import common
+from harvest.models import Paper
 
 EXPORT_TARGET_SECONDS = 2.0
 IMPORT_TARGET_SECONDS = 10.0
@@ -49,22 +58,17 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def remove_bench_users() -> int:
-    from accounts.models import User
-
     deleted, _ = User.objects.filter(username__in=[OWNER, IMPORTER]).delete()
     return deleted
 
 
 def _paper_ids(count: int, offset: int) -> list[int]:
     """`count` paper ids spread evenly over the library by id, from `offset` on."""
-    from django.db import connection
-
     with connection.cursor() as cursor:
         cursor.execute("SELECT min(id), max(id) FROM harvest_paper")
         low, high = cursor.fetchone()
     step = max(1, (high - low) // (count * 2 + 2))
     wanted = [low + offset + step * index for index in range(count * 2)]
-    from harvest.models import Paper
 
     found = list(Paper.objects.filter(pk__in=wanted).order_by("pk").values_list("pk", flat=True))
     return found[:count]
@@ -72,12 +76,6 @@ def _paper_ids(count: int, offset: int) -> list[int]:
 
 def build_record(records: int, tags: int):
     """The exporting user with its records and tags, written in bulk."""
-    from django.db import connection
-    from django.utils import timezone
-
-    from accounts.models import User
-    from accounts.records.models import Record, RecordTag, Tag
-
     user = User.objects.create_user(OWNER)
     now = timezone.now()
     made = Tag.objects.bulk_create([Tag(user=user, name=f"bench tag {n:02d}") for n in range(tags)])
@@ -119,8 +117,6 @@ def _timed(call, runs: int) -> dict:
 
 
 def measure_exports(user, runs: int) -> dict:
-    from accounts.records.export import export_citations, export_data
-
     figures = {}
     for kind in FORMATS:
         if kind == "json":
@@ -135,15 +131,6 @@ def measure_exports(user, runs: int) -> dict:
 
 
 def measure_import(entries: int) -> dict:
-    from django.db import connection
-
-    from accounts.models import User
-    from accounts.records.export import export_items
-    from accounts.records.files import ExportItem, bibtex
-    from accounts.records.imports import records_import_file
-    from accounts.records.models import Record
-    from harvest.models import Paper
-
     papers = Paper.objects.filter(pk__in=_paper_ids(entries, offset=1)).order_by("pk")
     items = [
         ExportItem(
@@ -219,18 +206,13 @@ def lines(report: dict) -> list[str]:
     return out
 
 
-def main(argv: list[str] | None = None) -> None:
+def main(argv: list[str]) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--records", type=int, default=5000, help="records of the exporting bench user")
     parser.add_argument("--tags", type=int, default=50, help="tags of the exporting bench user")
     add_arguments(parser)
     parser.add_argument("--results", default=str(common.RESULTS))
     args = parser.parse_args(argv)
-    common.use_database(common.database_url())
-    import django
-
-    django.setup()
-    from django.db import connection
 
     with connection.cursor() as cursor:
         cursor.execute("SELECT count(*) FROM harvest_paper")
@@ -244,7 +226,3 @@ def main(argv: list[str] | None = None) -> None:
     }
     print("\n".join(lines(report)))
     common.write_report(report, args.results, f"record-files-scale{scale}")
-
-
-if __name__ == "__main__":
-    main()

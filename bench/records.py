@@ -2,7 +2,7 @@
 bench library with 50 tags, then `/records/` (first page, a later page, each
 filter and sort) and the API's list, timed in process.
 
-    python -m bench.records --scale 1000000 [--records 5000] [--tags 50] [--runs 30] [--keep]
+    python -m bench records --scale 1000000 [--records 5000] [--tags 50] [--runs 30] [--keep]
     (and from `make bench`: bench/portal.py calls run_records after the follows bench)
 
 Uses DATABASE_URL (the bench library bench/data.py built). How each figure is taken:
@@ -28,12 +28,18 @@ Uses DATABASE_URL (the bench library bench/data.py built). How each figure is ta
 from __future__ import annotations
 
 import argparse
-import os
 import random
 import sys
 import time
 from datetime import UTC, datetime, timedelta
 
+from django.db import connection
+from django.test import Client
+from django.test.utils import CaptureQueriesContext
+
+from accounts.models import User
+from accounts.records.models import Record, RecordTag, Tag
+from accounts.records.services import records_refresh_papers
 from bench import common
 from bench.common import percentile
 
@@ -43,20 +49,12 @@ NOTE_WORDS = ("baseline", "ablation", "reproduce", "compare", "theorem", "datase
 
 
 def remove_reader() -> int:
-    from accounts.models import User
-
     deleted, _ = User.objects.filter(username=READER).delete()
     return deleted
 
 
 def build_reader(*, records: int, tags: int, seed: int):
     """The reader and their records, tags and notes (see the module's docstring)."""
-    from django.db import connection
-
-    from accounts.models import User
-    from accounts.records.models import Record, RecordTag, Tag
-    from accounts.records.services import records_refresh_papers
-
     rng = random.Random(seed)
     with connection.cursor() as cursor:
         cursor.execute("SELECT min(id), max(id) FROM harvest_paper")
@@ -108,8 +106,6 @@ def build_reader(*, records: int, tags: int, seed: int):
 
 def scenarios(user, tags: int) -> list[tuple[str, str]]:
     """(name, URL): the first page and each filter and sort, with values drawn from the reader's own records."""
-    from django.db import connection
-
     with connection.cursor() as cursor:
         cursor.execute(
             "SELECT c.category, count(*) FROM accounts_record r JOIN harvest_papercategory c ON c.paper_id = r.paper_id"
@@ -146,10 +142,6 @@ def scenarios(user, tags: int) -> list[tuple[str, str]]:
 
 
 def measure(user, tags: int, runs: int) -> list[dict]:
-    from django.db import connection
-    from django.test import Client
-    from django.test.utils import CaptureQueriesContext
-
     client = Client()
     client.force_login(user)
     results = []
@@ -205,39 +197,18 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--record-runs", type=int, default=30, help="timed runs per /records/ figure")
 
 
-def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--scale", type=int, default=100_000)
-    parser.add_argument("--results", default=str(common.RESULTS))
+def main(argv: list[str]) -> None:
+    parser = common.scale_parser(__doc__, tag="records")
     parser.add_argument("--keep", action="store_true", help="leave the bench reader and their records in place")
     add_arguments(parser)
     args = parser.parse_args(argv)
     url = common.database_url()
-    common.use_database(url)
-    # The test client's host, as bench/portal.py's BENCH_ENV allows it.
-    os.environ.setdefault("DJANGO_ALLOWED_HOSTS", "testserver,127.0.0.1,localhost")
-    import django
-
-    django.setup()
-    from django.db import connection
-
-    from bench.portal import library_meta
-
-    meta = library_meta(url)
-    if not meta or meta["parameters"]["scale"] != args.scale:
-        raise SystemExit(f"no bench library of {args.scale:,} papers in {common.database_name(url)}: make bench-data")
-    report = {"benchmark": "research records at scale", "scale": args.scale, "machine": common.machine(connection),
-              "records": run_records(url, args)}  # fmt: skip
-    report["machine"]["load_average_at_end"] = os.getloadavg()
-    print(f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
-    print(f"{'figure':52} {'first':>7} {'p50':>7} {'p95':>7} {'cpu p50':>7} {'target':>6}  met")
-    for r in report["records"]["results"]:
-        f = r["in_process"]
-        met = "yes" if r["meets_target"] else "NO"
-        print(f"{r['name'][:52]:52} {f['first_ms']:>7.1f} {f['p50_ms']:>7.1f} {f['p95_ms']:>7.1f} "
-              f"{f['python_cpu_p50_ms']:>7.1f} {r['target_p95_ms']:>6}  {met}")  # fmt: skip
-    common.write_report(report, args.results, f"records-scale{args.scale}")
-
-
-if __name__ == "__main__":
-    main()
+    common.required_library(url, args.scale)
+    common.finish_scale_report(
+        args,
+        connection,
+        benchmark="research records at scale",
+        key="records",
+        figures=run_records(url, args),
+        summary=[],
+    )

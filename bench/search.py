@@ -1,6 +1,6 @@
 """`make bench-search SCALE=1000000`: the semantic side of the library at scale.
 
-    python -m bench.search --scale 1000000 [--runs 30] [--rebuild-vectors]
+    python -m bench search --scale 1000000 [--runs 30] [--rebuild-vectors]
 
 On the bench library (bench/data.py builds it first when needed):
 
@@ -25,34 +25,26 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import subprocess
 import sys
-from importlib import import_module
 from pathlib import Path
 
 from bench import common
-from bench.portal import BENCH_ENV, library_meta
+from bench.search_measure import measure
 
 ROOT = Path(__file__).resolve().parent.parent
 
 
 def run(args: argparse.Namespace) -> dict:
     url = common.database_url()
-    meta = library_meta(url)
+    meta = common.library_meta(url)
     if not meta or meta["parameters"]["scale"] != args.scale:
         print(f"building the library of {args.scale:,} papers first", file=sys.stderr)
-        subprocess.run([sys.executable, "-m", "bench.data", "--scale", str(args.scale)], cwd=ROOT, check=True)
-    common.use_database(url)
-    os.environ.update(BENCH_ENV)
-    import django
-
-    django.setup()
-    # Its imports need the settings just configured.
-    return import_module("bench.search_measure").measure(args)
+        subprocess.run([sys.executable, "-m", "bench", "data", "--scale", str(args.scale)], cwd=ROOT, check=True)
+    return measure(args)
 
 
-def main(argv: list[str] | None = None) -> None:
+def main(argv: list[str]) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--scale", type=int, default=100_000)
     parser.add_argument("--runs", type=int, default=30)
@@ -63,7 +55,3 @@ def main(argv: list[str] | None = None) -> None:
     report = run(args)
     print(json.dumps(report, indent=2))
     common.write_report(report, args.results, f"search-scale{args.scale}")
-
-
-if __name__ == "__main__":
-    main()

@@ -25,6 +25,22 @@ import sys
 import time
 from pathlib import Path
 
+import numpy as np
+from django.db import connection, transaction
+from django.http import QueryDict
+from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS, CountVectorizer, TfidfVectorizer
+
+from bench.common import percentile
+from harvest.filters import PaperFilterSet
+from harvest.models import Paper
+from harvest.search_index import SEARCH_VECTOR_SQL
+from harvest.services import paper_upsert_many
+from harvest.source_records import MalformedRecord
+from harvest.sources.arxiv_api import records_from_atom
+from harvest.sources.http import PermanentError
+from harvest.sources.snapshot import parse_snapshot_line
+from portal.pagination import keyset_page
+
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "tests" / "fixtures"
 KAGGLE = FIXTURES / "kaggle" / "arxiv-metadata-oai-snapshot.sample.jsonl"
@@ -41,8 +57,6 @@ MAX_PAPERS = 150_000
 
 def vectorizer(**overrides):
     """arxiv-sanity-lite's settings; `overrides` only for a corpus too small for min_df and max_df."""
-    from sklearn.feature_extraction.text import TfidfVectorizer
-
     settings = {
         "input": "content", "encoding": "utf-8", "decode_error": "replace", "strip_accents": "unicode",
         "lowercase": True, "analyzer": "word", "stop_words": "english", "token_pattern": TOKEN,
@@ -54,11 +68,6 @@ def vectorizer(**overrides):
 
 def real_records() -> list:
     """Every real paper the fixtures record, once each (the Kaggle sample first)."""
-    from harvest.source_records import MalformedRecord
-    from harvest.sources.arxiv_api import records_from_atom
-    from harvest.sources.http import PermanentError
-    from harvest.sources.snapshot import parse_snapshot_line
-
     found = {}
     for line in KAGGLE.read_text().splitlines():
         try:
@@ -77,8 +86,6 @@ def real_records() -> list:
 
 
 def title_words(title: str) -> list[str]:
-    from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
-
     words = [w.lower() for w in _TOKEN.findall(title)]
     return list(dict.fromkeys(w for w in words if len(w) > 2 and w not in ENGLISH_STOP_WORDS and not w.isdigit()))
 
@@ -108,8 +115,6 @@ class TfidfIndex:
         self.matrix = self.vectorizer.fit_transform(texts).tocsr()
 
     def search(self, query: str, top: int = TOP) -> list[str]:
-        import numpy as np
-
         scores = (self.matrix @ self.vectorizer.transform([query]).T).toarray().ravel()
         if not scores.any():
             return []
@@ -120,11 +125,6 @@ class TfidfIndex:
 
 def library_search(query: str) -> list[str]:
     """The first page of /papers/?q=…, as the page takes it."""
-    from django.http import QueryDict
-
-    from harvest.filters import PaperFilterSet
-    from portal.pagination import keyset_page
-
     params = QueryDict(mutable=True)
     params["q"] = query
     filterset = PaperFilterSet(params)
@@ -134,8 +134,6 @@ def library_search(query: str) -> list[str]:
 
 
 def document_frequencies(texts: list[str]) -> dict[str, int]:
-    from sklearn.feature_extraction.text import CountVectorizer
-
     counter = CountVectorizer(token_pattern=TOKEN, lowercase=True, strip_accents="unicode", binary=True)
     counts = counter.fit_transform(texts)
     totals = counts.sum(axis=0).A1
@@ -144,11 +142,6 @@ def document_frequencies(texts: list[str]) -> dict[str, int]:
 
 def _store_real_papers(records: list) -> None:
     """Into the open transaction, indexed for full-text search as the index pass does."""
-    from django.db import connection
-
-    from harvest.search_index import SEARCH_VECTOR_SQL
-    from harvest.services import paper_upsert_many
-
     paper_upsert_many(records=records, durable=False)
     with connection.cursor() as cursor:
         cursor.execute(
@@ -158,11 +151,6 @@ def _store_real_papers(records: list) -> None:
 
 
 def measure(max_queries: int = 400) -> dict:
-    from django.db import transaction
-
-    from bench.common import percentile
-    from harvest.models import Paper
-
     library_size = Paper.objects.count()
     if library_size > MAX_PAPERS:
         return {"not_measured": f"{library_size:,} papers: the comparison runs on libraries of {MAX_PAPERS:,} or fewer"}

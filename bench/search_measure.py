@@ -1,6 +1,5 @@
-"""The search bench's measurements (bench/search.py says what each is), run
-once Django is configured on the bench database: this module's imports need
-the settings, so bench/search.py loads it after django.setup()."""
+"""The search bench's measurements (bench/search.py says what each is), on
+the bench database that `python -m bench search` configures."""
 
 from __future__ import annotations
 

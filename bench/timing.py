@@ -5,18 +5,21 @@ from __future__ import annotations
 
 import time
 
+import requests
+from django.core.cache import cache
+from django.db import connection
+from django.test import Client
+from django.test.utils import CaptureQueriesContext
+
 from bench.common import percentile
 from bench.scenarios import Scenario
+from portal.stats.overview import CACHE_KEY, refresh_overview_stats
 
 
 def timed_runs(scenario: Scenario, runs: int, get) -> tuple[float, list[float], set[int]]:
     """One untimed-as-warm request, then `runs` timed ones, rotating over the
     scenario's URLs: (first ms, timings in ms, status codes). The stats cache is
     emptied or refreshed before each request where the scenario says so."""
-    from django.core.cache import cache
-
-    from portal.stats.overview import CACHE_KEY, refresh_overview_stats
-
     first, timings, statuses = 0.0, [], set()
     for run in range(runs + 1):
         url = scenario.urls[run % len(scenario.urls)]
@@ -36,13 +39,6 @@ def timed_runs(scenario: Scenario, runs: int, get) -> tuple[float, list[float], 
 
 
 def time_in_process(scenario: Scenario, runs: int) -> dict:
-    from django.core.cache import cache
-    from django.db import connection
-    from django.test import Client
-    from django.test.utils import CaptureQueriesContext
-
-    from portal.stats.overview import CACHE_KEY
-
     client = Client()
     first, timings, statuses = timed_runs(scenario, runs, client.get)
     if scenario.clear_cache:
@@ -63,8 +59,6 @@ def time_in_process(scenario: Scenario, runs: int) -> dict:
 def time_stats_task(runs: int) -> dict:
     """The stats task's work (portal.stats.overview.refresh_overview_stats):
     worker time once a minute, no request waits for it."""
-    from portal.stats.overview import refresh_overview_stats
-
     timings = []
     for _ in range(runs):
         started = time.perf_counter()
@@ -74,8 +68,6 @@ def time_stats_task(runs: int) -> dict:
 
 
 def time_http(base: str, scenario: Scenario, runs: int) -> dict:
-    import requests
-
     session = requests.Session()
     _, timings, statuses = timed_runs(scenario, runs, lambda url: session.get(base + url, timeout=60))
     return {"p50_ms": percentile(timings, 0.5), "p95_ms": percentile(timings, 0.95), "statuses": sorted(statuses)}

@@ -1,6 +1,5 @@
 """Random unit vectors for bench papers, written as the embedding pass writes
-them: the bench library has none, and training and scoring read them. Imported
-after django.setup() (bench/recommend.py), so it imports the project at the top."""
+them: the bench library has none, and training and scoring read them."""
 
 from __future__ import annotations
 

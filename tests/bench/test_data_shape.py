@@ -82,7 +82,7 @@ def built_library():
     base = database_url_of_current_connection()
     url = base.rsplit("/", 1)[0] + f"/{connection.settings_dict['NAME']}_shape"
     env = {**os.environ, "DATABASE_URL": url, "PYTHONPATH": str(PROJECT_ROOT)}
-    command = [sys.executable, "-m", "bench.data", "--scale", str(PAPERS), "--daily", str(DAILY), "--seed", "7"]
+    command = [sys.executable, "-m", "bench", "data", "--scale", str(PAPERS), "--daily", str(DAILY), "--seed", "7"]
     command += ["--now", NOW.strftime("%Y-%m-%dT%H:%M")]
     done = subprocess.run(command, capture_output=True, text=True, env=env, cwd=PROJECT_ROOT, check=False)
     assert done.returncode == 0, done.stderr
@@ -107,7 +107,7 @@ def test_the_library_has_the_documented_shape_through_the_real_schema(built_libr
         # on SQLite the build refuses with a message instead of half working.
         env = {**os.environ, "DATABASE_URL": database_url_of_current_connection(), "PYTHONPATH": str(PROJECT_ROOT)}
         done = subprocess.run(
-            [sys.executable, "-m", "bench.data", "--scale", "200"], capture_output=True, text=True, env=env,
+            [sys.executable, "-m", "bench", "data", "--scale", "200"], capture_output=True, text=True, env=env,
             cwd=PROJECT_ROOT, check=False,
         )  # fmt: skip
         assert done.returncode != 0
