@@ -4,13 +4,14 @@
 import os
 import sys
 
+from django.conf import settings
+from django.core.exceptions import ImproperlyConfigured
+from django.core.management import execute_from_command_line
+
 
 def main() -> None:
+    # Read when the settings are first used, below, not on import.
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "papertrail.settings.main")
-    from django.conf import settings
-    from django.core.exceptions import ImproperlyConfigured
-    from django.core.management import execute_from_command_line
-
     try:
         settings.INSTALLED_APPS  # noqa: B018 - reads the settings now, to report a bad one in a sentence
     except ImproperlyConfigured as error:
