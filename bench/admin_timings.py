@@ -84,9 +84,16 @@ def measure(runs: int) -> dict:
         first, timings, statuses = timed_runs(scenario, runs, client.get)
         p95 = percentile(timings, 0.95)
         rows.append(
-            {"name": scenario.name, "url": scenario.urls[0], "first_ms": first, "p50_ms": percentile(timings, 0.5),
-             "p95_ms": p95, "statuses": sorted(statuses), "meets_target": p95 <= TARGET_MS and statuses == {200}}
-        )  # fmt: skip
+            {
+                "name": scenario.name,
+                "url": scenario.urls[0],
+                "first_ms": first,
+                "p50_ms": percentile(timings, 0.5),
+                "p95_ms": p95,
+                "statuses": sorted(statuses),
+                "meets_target": p95 <= TARGET_MS and statuses == {200},
+            }
+        )
         print(f"  {scenario.name}: p95 {p95:.1f} ms", file=sys.stderr, flush=True)
     return {"target_p95_ms": TARGET_MS, "inputs": inputs, "results": rows}
 

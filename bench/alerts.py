@@ -134,9 +134,14 @@ def _timed(client, urls: list[str], headers: dict | None = None) -> dict:
         response = client.get(url, headers=headers or {})
         times.append(1000 * (time.perf_counter() - started))
         statuses.add(response.status_code)
-    return {"first_ms": round(first_ms, 1), "p50_ms": round(percentile(times, 0.5), 1),
-            "p95_ms": round(percentile(times, 0.95), 1), "runs": len(times), "statuses": sorted(statuses),
-            "queries": len(queries)}  # fmt: skip
+    return {
+        "first_ms": round(first_ms, 1),
+        "p50_ms": round(percentile(times, 0.5), 1),
+        "p95_ms": round(percentile(times, 0.95), 1),
+        "runs": len(times),
+        "statuses": sorted(statuses),
+        "queries": len(queries),
+    }
 
 
 def measure_feeds(runs: int) -> list[dict]:
@@ -157,9 +162,16 @@ def measure_feeds(runs: int) -> list[dict]:
         ("feed: conditional GET (304)", trail[:1] * len(trail), {"If-None-Match": etags[0]}),
     ):
         figures = _timed(client, urls, headers)
-        results.append({"name": name, "group": "alerts-feed", "note": "test client in process",
-                        "in_process": figures, "target_p95_ms": FEED_TARGET_MS,
-                        "meets_target": figures["p95_ms"] <= FEED_TARGET_MS})  # fmt: skip
+        results.append(
+            {
+                "name": name,
+                "group": "alerts-feed",
+                "note": "test client in process",
+                "in_process": figures,
+                "target_p95_ms": FEED_TARGET_MS,
+                "meets_target": figures["p95_ms"] <= FEED_TARGET_MS,
+            }
+        )
     return results
 
 
@@ -197,8 +209,12 @@ def run_alerts(url: str, args: argparse.Namespace) -> dict:
     else:
         _forget_alerts()
     build_seconds = time.perf_counter() - started
-    print(f"  alerts: {built.users:,} readers, {built.follows:,} follows, {built.items:,} cards, "
-          f"{built.matches:,} matches in {build_seconds:.0f} s", file=sys.stderr, flush=True)  # fmt: skip
+    print(
+        f"  alerts: {built.users:,} readers, {built.follows:,} follows, {built.items:,} cards, "
+        f"{built.matches:,} matches in {build_seconds:.0f} s",
+        file=sys.stderr,
+        flush=True,
+    )
     sink, port = _sink()
     try:
         tenth = _send_in_child(url, port, max(1, args.alert_users // 10))
@@ -216,14 +232,20 @@ def run_alerts(url: str, args: argparse.Namespace) -> dict:
     feeds = measure_feeds(args.feed_runs)
     removed = None if args.keep else remove_readers()
     return {
-        "readers": {"users": built.users, "follows": built.follows, "cards": built.items, "matches": built.matches,
-                    "daily_matches": built.daily_matches, "seed": args.alert_seed,
-                    "build_seconds": round(build_seconds, 1)},
+        "readers": {
+            "users": built.users,
+            "follows": built.follows,
+            "cards": built.items,
+            "matches": built.matches,
+            "daily_matches": built.daily_matches,
+            "seed": args.alert_seed,
+            "build_seconds": round(build_seconds, 1),
+        },
         "send_tenth": tenth,
         "send": full,
         "results": feeds,
         "removed": removed if removed is not None else "kept (--keep)",
-    }  # fmt: skip
+    }
 
 
 def lines(alerts: dict) -> list[str]:

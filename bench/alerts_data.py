@@ -81,23 +81,53 @@ def build_readers(*, users: int, seed: int, pool: int = 3000) -> Built:
             for number in range(users):
                 name = f"{USER_PREFIX}{number:06d}"
                 language = "zh-hans" if rng.random() < 0.7 else "en"
-                copy.write_row((first_user + number, "!", False, name, "", "", f"{name}@example.org", False, True,
-                                now, language, rng.choice(TIME_ZONES)))  # fmt: skip
+                copy.write_row(
+                    (
+                        first_user + number,
+                        "!",
+                        False,
+                        name,
+                        "",
+                        "",
+                        f"{name}@example.org",
+                        False,
+                        True,
+                        now,
+                        language,
+                        rng.choice(TIME_ZONES),
+                    )
+                )
         follows: list[tuple[int, int, str, str, str]] = []  # (id, user, kind, name, delivery)
         draws: list[list[int]] = []
         for number in range(users):
             for delivery, kind, count, matches in PLAN:
                 for _ in range(count):
-                    follows.append((first_follow + len(follows), first_user + number, kind, f"{kind} {len(follows)}",
-                                    delivery))  # fmt: skip
+                    follows.append(
+                        (first_follow + len(follows), first_user + number, kind, f"{kind} {len(follows)}", delivery)
+                    )
                     draws.append(rng.sample(range(len(day)), _matches(rng, matches)))
         with cursor.copy(
             "COPY accounts_follow (id, user_id, kind, name, value, compiled, rejected_paper_ids, include_cross_lists, "
             "include_revisions, muted, delivery, created_at, updated_at) FROM STDIN"
         ) as copy:
             for follow_id, user_id, kind, name, delivery in follows:
-                copy.write_row((follow_id, user_id, kind, name, json.dumps({"bench": name}), "{}", "[]", True, True,
-                                False, delivery, now, now))  # fmt: skip
+                copy.write_row(
+                    (
+                        follow_id,
+                        user_id,
+                        kind,
+                        name,
+                        json.dumps({"bench": name}),
+                        "{}",
+                        "[]",
+                        True,
+                        True,
+                        False,
+                        delivery,
+                        now,
+                        now,
+                    )
+                )
         built.follows = len(follows)
         # Cards: one per (user, paper) with the follows that matched it.
         cards: dict[tuple[int, int], list[int]] = {}
@@ -115,9 +145,19 @@ def build_readers(*, users: int, seed: int, pool: int = 3000) -> Built:
             for (user_id, index), follow_ids in cards.items():
                 version_id, paper_id, number = day[index]
                 for follow_id in follow_ids:
-                    copy.write_row((user_id, follow_id, paper_id, version_id, number,
-                                    "new" if number == 1 else "revision", events[(user_id, index)], "{}",
-                                    now))  # fmt: skip
+                    copy.write_row(
+                        (
+                            user_id,
+                            follow_id,
+                            paper_id,
+                            version_id,
+                            number,
+                            "new" if number == 1 else "revision",
+                            events[(user_id, index)],
+                            "{}",
+                            now,
+                        )
+                    )
                     built.matches += 1
                     built.daily_matches += delivery_of[follow_id] == "daily"
         built.items = len(cards)

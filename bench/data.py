@@ -206,9 +206,21 @@ def harvest_history(world: World, source_ids: dict[str, int]) -> list[tuple]:
             pages = 0 if failed else max(1, -(-seen // 1000))
             checkpoint = json.dumps({"from": (moment - timedelta(days=1)).date().isoformat()})
             rows.append(
-                (source_ids[slug], moment, finished, status, *counts[:2], counts[2], 0, counts[3], 0, pages, error,
-                 checkpoint)
-            )  # fmt: skip
+                (
+                    source_ids[slug],
+                    moment,
+                    finished,
+                    status,
+                    *counts[:2],
+                    counts[2],
+                    0,
+                    counts[3],
+                    0,
+                    pages,
+                    error,
+                    checkpoint,
+                )
+            )
             moment += timedelta(hours=step)
     return rows
 

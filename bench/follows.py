@@ -108,8 +108,15 @@ def _timed(call, arguments: list, runs: int) -> dict:
             timings.append(elapsed)
     with CaptureQueriesContext(connection) as queries:
         call(arguments[0])
-    return {"first_ms": first, "p50_ms": percentile(timings, 0.5), "p95_ms": percentile(timings, 0.95),
-            "max_ms": max(timings), "runs": runs, "statuses": [200], "queries": len(queries)}  # fmt: skip
+    return {
+        "first_ms": first,
+        "p50_ms": percentile(timings, 0.5),
+        "p95_ms": percentile(timings, 0.95),
+        "max_ms": max(timings),
+        "runs": runs,
+        "statuses": [200],
+        "queries": len(queries),
+    }
 
 
 def sampled_users(count: int) -> list:
@@ -133,16 +140,22 @@ def measure_reads(runs: int, picked: list[tuple], previews: list[tuple[str, str,
         ("trail: one follow (its busiest)", "trail", lambda a: trail_page(user=a[0], follow_id=a[1]), picked),
         ("trail: kind=revision", "trail", lambda a: trail_page(user=a[0], kind="revision"), picked),
         ("trail: unread only", "trail", lambda a: trail_page(user=a[0], unread_only=True), picked),
-        ("trail: one follow, unread only", "trail",
-         lambda a: trail_page(user=a[0], follow_id=a[1], unread_only=True), picked),
+        (
+            "trail: one follow, unread only",
+            "trail",
+            lambda a: trail_page(user=a[0], follow_id=a[1], unread_only=True),
+            picked,
+        ),
         ("unread counts (strip and nav)", "unread", lambda a: trail_unread_counts(user=a[0]), picked),
-    ]  # fmt: skip
+    ]
     return _measure(plan, runs) + measure_previews(runs, picked[0][0], previews)
 
 
 def measure_previews(runs: int, user, previews: list[tuple[str, str, dict]]) -> list[dict]:
-    plan = [(f"preview: {name}", "preview", lambda a, k=kind, v=value: follow_preview(user=a, kind=k, value=v),
-             [user]) for name, kind, value in previews]  # fmt: skip
+    plan = [
+        (f"preview: {name}", "preview", lambda a, k=kind, v=value: follow_preview(user=a, kind=k, value=v), [user])
+        for name, kind, value in previews
+    ]
     return _measure(plan, runs)
 
 
@@ -153,9 +166,17 @@ def _measure(plan: list[tuple], runs: int) -> list[dict]:
             continue
         figures = _timed(call, arguments, runs)
         target = TARGETS_MS[group]
-        results.append({"name": f"follows {name}", "group": f"follows-{group}", "note": "selectors in process",
-                        "urls": [], "target_p95_ms": target, "in_process": figures,
-                        "meets_target": figures["p95_ms"] <= target})  # fmt: skip
+        results.append(
+            {
+                "name": f"follows {name}",
+                "group": f"follows-{group}",
+                "note": "selectors in process",
+                "urls": [],
+                "target_p95_ms": target,
+                "in_process": figures,
+                "meets_target": figures["p95_ms"] <= target,
+            }
+        )
         print(f"  follows {name}: p95 {figures['p95_ms']:.1f} ms", file=sys.stderr, flush=True)
     return results
 
@@ -200,19 +221,34 @@ def run_follows(url: str, meta: dict, args: argparse.Namespace) -> dict:
     started = time.perf_counter()
     drawn = build_follows(users=args.users, seed=args.follow_seed, library_seed=meta["parameters"]["seed"])
     built = time.perf_counter() - started
-    print(f"  follows: {drawn.users:,} readers, {sum(drawn.follows.values()):,} follows in {built:.0f} s",
-          file=sys.stderr, flush=True)  # fmt: skip
+    print(
+        f"  follows: {drawn.users:,} readers, {sum(drawn.follows.values()):,} follows in {built:.0f} s",
+        file=sys.stderr,
+        flush=True,
+    )
     env = {**os.environ, "DATABASE_URL": url, "PYTHONPATH": str(ROOT)}
-    command = [sys.executable, "-m", "bench", "follows", "--child", "--new", str(args.new),
-               "--revisions", str(args.revisions)]  # fmt: skip
+    command = [
+        sys.executable,
+        "-m",
+        "bench",
+        "follows",
+        "--child",
+        "--new",
+        str(args.new),
+        "--revisions",
+        str(args.revisions),
+    ]
     done = subprocess.run(command, capture_output=True, text=True, env=env, cwd=ROOT, check=False)
     if done.returncode:
         raise SystemExit(f"matching failed:\n{done.stderr}")
     matching = json.loads(done.stdout.strip().splitlines()[-1])
     matching["meets_target"] = matching["seconds"] <= MATCHING_TARGET_SECONDS
     matching["target_seconds"] = MATCHING_TARGET_SECONDS
-    print(f"  follows matching: {matching['seconds']:.1f} s, {matching['definition_matches']:,} definition matches",
-          file=sys.stderr, flush=True)  # fmt: skip
+    print(
+        f"  follows matching: {matching['seconds']:.1f} s, {matching['definition_matches']:,} definition matches",
+        file=sys.stderr,
+        flush=True,
+    )
     users = sampled_users(READERS_SAMPLED)
     catch_up = measure_catch_up(users)
     first_read = (
@@ -236,16 +272,21 @@ def run_follows(url: str, meta: dict, args: argparse.Namespace) -> dict:
     results = measure_reads(args.follow_runs, picked, preview_values(meta))
     removed = None if args.keep else remove_bench_users()
     return {
-        "readers": {"users": drawn.users, "follows": drawn.follows, "exclusions": drawn.exclusions,
-                    "distinct_definitions": drawn.distinct_definitions, "seed": args.follow_seed,
-                    "build_seconds": round(built, 1)},
+        "readers": {
+            "users": drawn.users,
+            "follows": drawn.follows,
+            "exclusions": drawn.exclusions,
+            "distinct_definitions": drawn.distinct_definitions,
+            "seed": args.follow_seed,
+            "build_seconds": round(built, 1),
+        },
         "matching": matching,
         "catch_up": catch_up,
         "trail_rows": {"reader_matches": items, "states": matches, "size_mib": round(size / 2**20, 1)},
         "readers_sampled": len(picked),
         "results": results,
         "removed": removed if removed is not None else "kept (--keep)",
-    }  # fmt: skip
+    }
 
 
 def lines(follows: dict) -> list[str]:

@@ -134,9 +134,22 @@ def build_follows(*, users: int, seed: int, library_seed: int) -> Drawn:
             "is_active, date_joined, language, time_zone) FROM STDIN"
         ) as copy:
             for number in range(users):
-                copy.write_row((first_id + number, "!", False, f"{USER_PREFIX}{number:06d}", "", "", "", False, True,
-                                now, User._meta.get_field("language").default,
-                                User._meta.get_field("time_zone").default))  # fmt: skip
+                copy.write_row(
+                    (
+                        first_id + number,
+                        "!",
+                        False,
+                        f"{USER_PREFIX}{number:06d}",
+                        "",
+                        "",
+                        "",
+                        False,
+                        True,
+                        now,
+                        User._meta.get_field("language").default,
+                        User._meta.get_field("time_zone").default,
+                    )
+                )
         follow_rows, exclusion_rows = [], []
         for number in range(users):
             user_id = first_id + number
@@ -175,8 +188,22 @@ def build_follows(*, users: int, seed: int, library_seed: int) -> Drawn:
         ) as copy:
             for user_id, kind, name, value, spec, cross, revisions in follow_rows:
                 drawn.follows[kind] += 1
-                copy.write_row((user_id, kind, name, json.dumps(value), json.dumps(spec), "[]", cross, revisions,
-                                False, "trail", now, now))  # fmt: skip
+                copy.write_row(
+                    (
+                        user_id,
+                        kind,
+                        name,
+                        json.dumps(value),
+                        json.dumps(spec),
+                        "[]",
+                        cross,
+                        revisions,
+                        False,
+                        "trail",
+                        now,
+                        now,
+                    )
+                )
         with cursor.copy("COPY accounts_exclusion (user_id, kind, value, compiled, created_at) FROM STDIN") as copy:
             for row in exclusion_rows:
                 copy.write_row(row)

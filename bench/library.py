@@ -55,18 +55,24 @@ AUTHORS_PER_PAPER_POOL = 2.5
 AUTHOR_OFFSET_SHARE = 1 / 600
 AI_CATEGORIES = frozenset({"cs.AI", "cs.LG", "cs.CL", "cs.CV", "cs.NE", "cs.IR", "cs.MA", "cs.RO", "stat.ML"})
 
+
+def weights(table: str, key: type = str) -> dict:
+    """A weight table written as `value:weight` pairs separated by white space."""
+    pairs = (item.rsplit(":", 1) for item in table.split())
+    return {key(value): float(weight) for value, weight in pairs}
+
+
 # Primary category: relative weight (cs.* about 85 %).
-PRIMARY = {
-    "cs.LG": 14, "cs.CV": 13, "cs.CL": 9, "cs.AI": 5, "cs.RO": 4, "cs.CR": 4, "cs.HC": 3, "cs.SE": 3,
-    "cs.IT": 3, "cs.DC": 2.5, "cs.NI": 2, "cs.DS": 2, "cs.CY": 2, "cs.IR": 2, "cs.LO": 1.5, "cs.SI": 1.5,
-    "cs.NE": 1, "cs.GT": 1, "cs.DB": 1, "cs.PL": 1, "cs.SD": 1, "cs.SY": 1, "cs.CG": 0.5, "cs.MA": 0.5,
-    "cs.DM": 0.5, "cs.AR": 0.5, "cs.CE": 0.5, "cs.GR": 0.5, "cs.MM": 0.5, "cs.NA": 0.5, "cs.CC": 0.5,
-    "cs.FL": 0.3, "cs.ET": 0.3, "cs.DL": 0.3, "cs.MS": 0.2, "cs.OS": 0.2, "cs.PF": 0.2, "cs.SC": 0.2,
-    "cs.OH": 0.2, "cs.GL": 0.02,
-    "stat.ML": 3, "eess.IV": 2, "math.OC": 2, "eess.SP": 1.5, "eess.SY": 1.5, "quant-ph": 1.5, "eess.AS": 1,
-    "physics.soc-ph": 0.5, "q-bio.NC": 0.5, "math.NA": 0.5, "math.CO": 0.5, "cond-mat.dis-nn": 0.3,
-    "math.PR": 0.2, "econ.TH": 0.2, "astro-ph.IM": 0.2, "q-fin.CP": 0.1,
-}  # fmt: skip
+PRIMARY = weights(
+    """
+    cs.LG:14 cs.CV:13 cs.CL:9 cs.AI:5 cs.RO:4 cs.CR:4 cs.HC:3 cs.SE:3 cs.IT:3 cs.DC:2.5 cs.NI:2 cs.DS:2 cs.CY:2
+    cs.IR:2 cs.LO:1.5 cs.SI:1.5 cs.NE:1 cs.GT:1 cs.DB:1 cs.PL:1 cs.SD:1 cs.SY:1 cs.CG:0.5 cs.MA:0.5 cs.DM:0.5
+    cs.AR:0.5 cs.CE:0.5 cs.GR:0.5 cs.MM:0.5 cs.NA:0.5 cs.CC:0.5 cs.FL:0.3 cs.ET:0.3 cs.DL:0.3 cs.MS:0.2
+    cs.OS:0.2 cs.PF:0.2 cs.SC:0.2 cs.OH:0.2 cs.GL:0.02 stat.ML:3 eess.IV:2 math.OC:2 eess.SP:1.5 eess.SY:1.5
+    quant-ph:1.5 eess.AS:1 physics.soc-ph:0.5 q-bio.NC:0.5 math.NA:0.5 math.CO:0.5 cond-mat.dis-nn:0.3
+    math.PR:0.2 econ.TH:0.2 astro-ph.IM:0.2 q-fin.CP:0.1
+    """
+)
 # Where cross-lists go from a primary (weights); others draw from GENERAL_CROSS.
 NEIGHBOURS = {
     "cs.LG": {"stat.ML": 8, "cs.AI": 8, "cs.CV": 3, "cs.CL": 3, "math.OC": 2, "cs.NE": 1, "cs.DC": 1, "cs.CR": 1},
@@ -84,12 +90,20 @@ NEIGHBOURS = {
     "quant-ph": {"cs.ET": 4, "cs.CC": 2, "cs.LG": 3, "cs.IT": 2},
     "eess.AS": {"cs.SD": 15, "cs.CL": 3, "cs.LG": 2},
 }
-GENERAL_CROSS = {"cs.LG": 6, "cs.AI": 5, "stat.ML": 2, "cs.CV": 1.5, "cs.CL": 1, "cs.SE": 1, "cs.HC": 1, "cs.DS": 1,
-                 "cs.SI": 1, "cs.CY": 1, "math.OC": 1, "cs.DC": 1, "cs.NI": 1, "physics.soc-ph": 0.5}  # fmt: skip
+GENERAL_CROSS = weights(
+    """
+    cs.LG:6 cs.AI:5 stat.ML:2 cs.CV:1.5 cs.CL:1 cs.SE:1 cs.HC:1 cs.DS:1 cs.SI:1 cs.CY:1 math.OC:1 cs.DC:1
+    cs.NI:1 physics.soc-ph:0.5
+    """
+)
 CROSS_COUNTS = {0: 38, 1: 34, 2: 18, 3: 7, 4: 3}
 VERSIONS = {1: 60, 2: 25, 3: 9, 4: 3.5, 5: 1.5, 6: 0.6, 7: 0.25, 8: 0.1, 10: 0.04, 14: 0.01}
-AUTHOR_COUNTS = {1: 9, 2: 16, 3: 18, 4: 16, 5: 12, 6: 8, 7: 5.5, 8: 4, 9: 2.8, 10: 2, 12: 2.5, 15: 2, 20: 1.2,
-                 30: 0.6, 60: 0.25, 120: 0.1, 300: 0.05}  # fmt: skip
+AUTHOR_COUNTS = weights(
+    """
+    1:9 2:16 3:18 4:16 5:12 6:8 7:5.5 8:4 9:2.8 10:2 12:2.5 15:2 20:1.2 30:0.6 60:0.25 120:0.1 300:0.05
+    """,
+    key=int,
+)
 LICENSES = {
     "http://arxiv.org/licenses/nonexclusive-distrib/1.0/": 55,
     "http://creativecommons.org/licenses/by/4.0/": 30,

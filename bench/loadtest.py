@@ -125,10 +125,29 @@ def read_stats(prefix: Path) -> dict:
 def locust(config_path: Path, user_class: str, users: int, seconds: int, out: Path) -> dict:
     prefix = out / f"{user_class}-{users}"
     command = [
-        sys.executable, "-m", "locust", "-f", str(ROOT / "bench" / "locustfile.py"), user_class, "--headless",
-        "--users", str(users), "--spawn-rate", str(users), "--run-time", f"{seconds}s", "--stop-timeout", "5",
-        "--csv", str(prefix), "--only-summary", "--exit-code-on-error", "0", "--loglevel", "WARNING",
-    ]  # fmt: skip
+        sys.executable,
+        "-m",
+        "locust",
+        "-f",
+        str(ROOT / "bench" / "locustfile.py"),
+        user_class,
+        "--headless",
+        "--users",
+        str(users),
+        "--spawn-rate",
+        str(users),
+        "--run-time",
+        f"{seconds}s",
+        "--stop-timeout",
+        "5",
+        "--csv",
+        str(prefix),
+        "--only-summary",
+        "--exit-code-on-error",
+        "0",
+        "--loglevel",
+        "WARNING",
+    ]
     env = {**os.environ, "PAPERTRAIL_LOADTEST_CONFIG": str(config_path)}
     with open(f"{prefix}.log", "w") as log:
         subprocess.run(

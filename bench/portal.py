@@ -228,9 +228,16 @@ def run(args: argparse.Namespace) -> dict:
         figures = time_in_process(scenario, args.runs)
         target = TARGETS_MS[scenario.group]
         results.append(
-            {"name": scenario.name, "group": scenario.group, "note": scenario.note, "urls": scenario.urls[:3],
-             "target_p95_ms": target, "in_process": figures, "meets_target": figures["p95_ms"] <= target}
-        )  # fmt: skip
+            {
+                "name": scenario.name,
+                "group": scenario.group,
+                "note": scenario.note,
+                "urls": scenario.urls[:3],
+                "target_p95_ms": target,
+                "in_process": figures,
+                "meets_target": figures["p95_ms"] <= target,
+            }
+        )
         print(f"  {scenario.name}: p95 {figures['p95_ms']:.1f} ms", file=sys.stderr, flush=True)
     in_process_seconds = time.perf_counter() - started
     stats_task = time_stats_task(args.runs)

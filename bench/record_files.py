@@ -111,9 +111,15 @@ def _timed(call, runs: int) -> dict:
         cpu.append(time.process_time() - cpu_started)
     timings.sort()
     cpu.sort()
-    return {"first_s": round(first, 3), "p50_s": round(timings[len(timings) // 2], 3),
-            "max_s": round(timings[-1], 3), "cpu_p50_s": round(cpu[len(cpu) // 2], 3), "runs": runs,
-            "bytes": size, "load_average": os.getloadavg()}  # fmt: skip
+    return {
+        "first_s": round(first, 3),
+        "p50_s": round(timings[len(timings) // 2], 3),
+        "max_s": round(timings[-1], 3),
+        "cpu_p50_s": round(cpu[len(cpu) // 2], 3),
+        "runs": runs,
+        "bytes": size,
+        "load_average": os.getloadavg(),
+    }
 
 
 def measure_exports(user, runs: int) -> dict:
@@ -134,12 +140,20 @@ def measure_import(entries: int) -> dict:
     papers = Paper.objects.filter(pk__in=_paper_ids(entries, offset=1)).order_by("pk")
     items = [
         ExportItem(
-            arxiv_id=p.arxiv_id, title=p.title, authors=p.authors, abstract="", primary_category=p.primary_category,
-            categories=p.categories, doi=(p.doi.split() or [""])[0], published=p.published, updated=p.updated,
-            latest_version=p.latest_version, tags=["imported", f"group {p.pk % 20}"],
+            arxiv_id=p.arxiv_id,
+            title=p.title,
+            authors=p.authors,
+            abstract="",
+            primary_category=p.primary_category,
+            categories=p.categories,
+            doi=(p.doi.split() or [""])[0],
+            published=p.published,
+            updated=p.updated,
+            latest_version=p.latest_version,
+            tags=["imported", f"group {p.pk % 20}"],
         )
         for p in papers
-    ]  # fmt: skip
+    ]
     data = bibtex.write(items).encode()
     importer = User.objects.create_user(IMPORTER)
     started, cpu_started = time.perf_counter(), time.process_time()

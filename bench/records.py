@@ -161,14 +161,26 @@ def measure(user, tags: int, runs: int) -> list[dict]:
             client.get(url)
         p95 = percentile(timings, 0.95)
         results.append(
-            {"name": f"records {name}", "group": "records", "urls": [url], "target_p95_ms": TARGET_MS,
-             "note": "in process, signed in",
-             "in_process": {"first_ms": first, "p50_ms": percentile(timings, 0.5), "p95_ms": p95,
-                            "max_ms": max(timings), "runs": runs, "statuses": sorted(statuses),
-                            "python_cpu_p50_ms": percentile(cpu, 0.5), "python_cpu_p95_ms": percentile(cpu, 0.95),
-                            "queries": len(queries)},
-             "meets_target": p95 <= TARGET_MS and statuses == {200}}
-        )  # fmt: skip
+            {
+                "name": f"records {name}",
+                "group": "records",
+                "urls": [url],
+                "target_p95_ms": TARGET_MS,
+                "note": "in process, signed in",
+                "in_process": {
+                    "first_ms": first,
+                    "p50_ms": percentile(timings, 0.5),
+                    "p95_ms": p95,
+                    "max_ms": max(timings),
+                    "runs": runs,
+                    "statuses": sorted(statuses),
+                    "python_cpu_p50_ms": percentile(cpu, 0.5),
+                    "python_cpu_p95_ms": percentile(cpu, 0.95),
+                    "queries": len(queries),
+                },
+                "meets_target": p95 <= TARGET_MS and statuses == {200},
+            }
+        )
         print(f"  records {name}: p95 {p95:.1f} ms", file=sys.stderr, flush=True)
     return results
 
@@ -183,11 +195,16 @@ def run_records(url: str, args: argparse.Namespace) -> dict:
     results = measure(user, args.tags, args.record_runs)
     removed = "kept (--keep)" if args.keep else remove_reader()
     return {
-        "reader": {"records": records, "tags": args.tags, "tag_links": links, "seed": args.record_seed,
-                   "build_seconds": round(built, 1)},
+        "reader": {
+            "records": records,
+            "tags": args.tags,
+            "tag_links": links,
+            "seed": args.record_seed,
+            "build_seconds": round(built, 1),
+        },
         "results": results,
         "removed": removed,
-    }  # fmt: skip
+    }
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

@@ -24,22 +24,32 @@ from bench import library
 from bench.library import Timeline
 from harvest.importance import code_link, venue_acceptance
 
-PAPER_COLUMNS = (
-    "id", "arxiv_id", "title", "abstract", "authors", "categories", "primary_category", "comments", "journal_ref",
-    "doi", "license", "submitter", "published", "updated", "included_at", "ai_related", "latest_version",
-    "version_count", "code_url", "venue", "upvotes",
-)  # fmt: skip
-VERSION_COLUMNS = (
-    "id", "paper_id", "number", "submitted", "size", "source_type", "title", "abstract", "authors", "comments",
-    "discovered_at",
-)  # fmt: skip
+
+def columns(names: str) -> tuple[str, ...]:
+    """A table's columns in COPY order, written as names separated by white space."""
+    return tuple(names.split())
+
+
+PAPER_COLUMNS = columns(
+    """
+    id arxiv_id title abstract authors categories primary_category comments journal_ref doi license submitter
+    published updated included_at ai_related latest_version version_count code_url venue upvotes
+    """
+)
+VERSION_COLUMNS = columns(
+    """
+    id paper_id number submitted size source_type title abstract authors comments discovered_at
+    """
+)
 AUTHORSHIP_COLUMNS = ("id", "paper_id", "author_id", "position")
 CATEGORY_COLUMNS = ("id", "paper_id", "category", "is_primary")
 PICK_COLUMNS = ("id", "paper_id", "source_id", "featured_on", "upvotes", "url", "first_seen_at", "last_seen_at")
-READING_COLUMNS = (
-    "id", "version_id", "prompt_version", "status", "model", "content", "input_tokens", "output_tokens", "cost_usd",
-    "created_at", "written_at", "error", "attempts", "claimed_at",
-)  # fmt: skip
+READING_COLUMNS = columns(
+    """
+    id version_id prompt_version status model content input_tokens output_tokens cost_usd created_at written_at
+    error attempts claimed_at
+    """
+)
 PICK_RATE = 0.017  # of AI-related papers since HF_START: about ten a day today
 # Papers whose comments link their code (arXiv's CS listing: roughly a fifth of
 # AI-related papers, fewer elsewhere), drawn from a generator of their own so
@@ -233,10 +243,25 @@ class ChunkWriter:
             if ai and discovered >= world.now - timedelta(days=library.READINGS_DAYS):
                 self.reading(version_id, discovered, chunk)
         row = (
-            paper_id, arxiv_id, title, abstract, json.dumps(names), json.dumps(categories), categories[0],
-            comments, self.journal_ref(), self.doi(arxiv_id), _draw(rng, library.LICENSES), names[0],
-            published, versions[-1][0], included, ai, len(versions), len(versions),
-        )  # fmt: skip
+            paper_id,
+            arxiv_id,
+            title,
+            abstract,
+            json.dumps(names),
+            json.dumps(categories),
+            categories[0],
+            comments,
+            self.journal_ref(),
+            self.doi(arxiv_id),
+            _draw(rng, library.LICENSES),
+            names[0],
+            published,
+            versions[-1][0],
+            included,
+            ai,
+            len(versions),
+            len(versions),
+        )
         for position, author in enumerate(self._author_ids):
             chunk.authorships.append((paper_id * 512 + position, paper_id, author + 1, position))
         for position, code in enumerate(categories):
@@ -349,10 +374,22 @@ class ChunkWriter:
         status, model, content, tokens_in, tokens_out, cost, written_at, error, attempts, claimed = row
         chunk.readings.append(
             (
-                version_id, version_id, world.prompt_version, status, model, json.dumps(content), tokens_in,
-                tokens_out, cost, discovered, written_at, error, attempts, claimed,
+                version_id,
+                version_id,
+                world.prompt_version,
+                status,
+                model,
+                json.dumps(content),
+                tokens_in,
+                tokens_out,
+                cost,
+                discovered,
+                written_at,
+                error,
+                attempts,
+                claimed,
             )
-        )  # fmt: skip
+        )
         chunk.shape[f"readings:{status}"] += 1
 
     def reading_text(self, lang: str) -> dict[str, str]:

@@ -35,8 +35,11 @@ def _library_params(tiers: dict, authors: tuple[str, str], today_beijing) -> lis
         ("sort=popular & ai=1", "library", {"sort": "popular", "ai": "1"}),
         ("sort=popular & category=cs.CV", "library", {"sort": "popular", "category": "cs.CV"}),
         ("days=7", "library", {"days": "7"}),
-        ("since..until 30 days, sort=published", "library", {"since": month_ago, "until": today_beijing.isoformat(),
-                                                              "sort": "published"}),
+        (
+            "since..until 30 days, sort=published",
+            "library",
+            {"since": month_ago, "until": today_beijing.isoformat(), "sort": "published"},
+        ),
         ("category=cs.LG", "library", {"category": "cs.LG"}),
         ("category=cs.DB (small)", "library", {"category": "cs.DB"}),
         ("category=cs.CV,cs.RO", "library", {"category": "cs.CV,cs.RO"}),
@@ -55,10 +58,13 @@ def _library_params(tiers: dict, authors: tuple[str, str], today_beijing) -> lis
         (f"q={tiers['medium']['q']} (medium)", "search", {"q": tiers["medium"]["q"]}),
         (f"q={tiers['two_words']['q']} (two words)", "search", {"q": tiers["two_words"]["q"]}),
         (f"q={tiers['medium']['q']} & sort=updated", "search", {"q": tiers["medium"]["q"], "sort": "updated"}),
-        (f"q={tiers['low']['q']} & cs.LG & sort=updated", "search",
-         {"q": tiers["low"]["q"], "category": "cs.LG", "sort": "updated"}),
+        (
+            f"q={tiers['low']['q']} & cs.LG & sort=updated",
+            "search",
+            {"q": tiers["low"]["q"], "category": "cs.LG", "sort": "updated"},
+        ),
         (f"q={tiers['low']['q']} (least selective)", "search-least", {"q": tiers["low"]["q"]}),
-    ]  # fmt: skip
+    ]
 
 
 def scenarios(*, tiers: dict, authors: tuple[str, str], paper_ids: list[str], today_beijing) -> list[Scenario]:
@@ -92,9 +98,19 @@ def scenarios(*, tiers: dict, authors: tuple[str, str], paper_ids: list[str], to
         Scenario("paper page", "detail", [f"/papers/{arxiv_id}/" for arxiv_id in paper_ids]),
         Scenario("API paper detail", "detail", [f"/api/v1/papers/{arxiv_id}/" for arxiv_id in paper_ids]),
         Scenario("API stats", "overview", ["/api/v1/stats/"], "numbers stored by the stats task"),
-        Scenario("API stats (numbers just refreshed)", "overview", ["/api/v1/stats/"],
-                 "the stats task recomputes the numbers before each run, as every minute", refresh=True),
-        Scenario("API stats (numbers recomputed)", "overview", ["/api/v1/stats/"],
-                 "nothing stored before each run: the request computes them (no worker refreshing them)", True),
-    ]  # fmt: skip
+        Scenario(
+            "API stats (numbers just refreshed)",
+            "overview",
+            ["/api/v1/stats/"],
+            "the stats task recomputes the numbers before each run, as every minute",
+            refresh=True,
+        ),
+        Scenario(
+            "API stats (numbers recomputed)",
+            "overview",
+            ["/api/v1/stats/"],
+            "nothing stored before each run: the request computes them (no worker refreshing them)",
+            True,
+        ),
+    ]
     return result

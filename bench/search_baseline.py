@@ -58,11 +58,23 @@ MAX_PAPERS = 150_000
 def vectorizer(**overrides):
     """arxiv-sanity-lite's settings; `overrides` only for a corpus too small for min_df and max_df."""
     settings = {
-        "input": "content", "encoding": "utf-8", "decode_error": "replace", "strip_accents": "unicode",
-        "lowercase": True, "analyzer": "word", "stop_words": "english", "token_pattern": TOKEN,
-        "ngram_range": (1, 2), "max_features": 20_000, "norm": "l2", "use_idf": True, "smooth_idf": True,
-        "sublinear_tf": True, "max_df": 0.1, "min_df": 5,
-    }  # fmt: skip
+        "input": "content",
+        "encoding": "utf-8",
+        "decode_error": "replace",
+        "strip_accents": "unicode",
+        "lowercase": True,
+        "analyzer": "word",
+        "stop_words": "english",
+        "token_pattern": TOKEN,
+        "ngram_range": (1, 2),
+        "max_features": 20_000,
+        "norm": "l2",
+        "use_idf": True,
+        "smooth_idf": True,
+        "sublinear_tf": True,
+        "max_df": 0.1,
+        "min_df": 5,
+    }
     return TfidfVectorizer(**{**settings, **overrides})
 
 

@@ -45,9 +45,17 @@ def gunicorn(env: dict[str, str]):
     """Yields (base URL, master pid); waits until the port accepts connections."""
     port = free_port()
     command = [
-        sys.executable, "-m", "gunicorn", "papertrail.wsgi:application", "--bind", f"127.0.0.1:{port}",
-        "--workers", str(WORKERS), "--log-level", "warning",
-    ]  # fmt: skip
+        sys.executable,
+        "-m",
+        "gunicorn",
+        "papertrail.wsgi:application",
+        "--bind",
+        f"127.0.0.1:{port}",
+        "--workers",
+        str(WORKERS),
+        "--log-level",
+        "warning",
+    ]
     server_env = {**os.environ, **env, "PYTHONPATH": str(ROOT)}
     process = subprocess.Popen(command, cwd=ROOT, env=server_env)
     try:

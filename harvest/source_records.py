@@ -57,10 +57,21 @@ class PaperRecord:
 
     def __reduce__(self):  # see VersionRecord.__reduce__
         return PaperRecord, (
-            self.arxiv_id, self.title, self.abstract, self.authors, self.categories, self.comments,
-            self.journal_ref, self.doi, self.license, self.submitter, self.versions, self.published, self.updated,
+            self.arxiv_id,
+            self.title,
+            self.abstract,
+            self.authors,
+            self.categories,
+            self.comments,
+            self.journal_ref,
+            self.doi,
+            self.license,
+            self.submitter,
+            self.versions,
+            self.published,
+            self.updated,
             self.affiliations,
-        )  # fmt: skip
+        )
 
     @property
     def latest_version(self) -> int:

@@ -13,10 +13,10 @@ from django.utils.safestring import SafeString, mark_safe
 from markdown_it import MarkdownIt
 
 MAX_NOTE_LENGTH = 50_000
-ALLOWED_TAGS = {
-    "p", "br", "strong", "em", "del", "code", "pre", "blockquote", "ul", "ol", "li",
-    "h1", "h2", "h3", "h4", "h5", "h6", "hr", "a", "table", "thead", "tbody", "tr", "th", "td",
-}  # fmt: skip
+TEXT_TAGS = {"p", "br", "strong", "em", "del", "code", "pre", "blockquote", "ul", "ol", "li", "hr", "a"}
+HEADING_TAGS = {"h1", "h2", "h3", "h4", "h5", "h6"}
+TABLE_TAGS = {"table", "thead", "tbody", "tr", "th", "td"}
+ALLOWED_TAGS = TEXT_TAGS | HEADING_TAGS | TABLE_TAGS
 ALLOWED_ATTRIBUTES = {"a": {"href", "title"}, "ol": {"start"}}
 URL_SCHEMES = {"http", "https", "mailto"}
 

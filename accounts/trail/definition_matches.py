@@ -65,8 +65,16 @@ def _rows(index: DayIndex, definitions: list[tuple[int, str, Mapping[str, Any]]]
         for i, reason in index.evaluate(kind, compiled, remember=False).items():
             paper = index.papers[i]
             primary = reason.get("primary", True) if kind == "category" else True
-            yield (key, paper.paper_id, paper.version_id, paper.version_number, paper.kind, paper.event_at, primary,
-                   reason)  # fmt: skip
+            yield (
+                key,
+                paper.paper_id,
+                paper.version_id,
+                paper.version_number,
+                paper.kind,
+                paper.event_at,
+                primary,
+                reason,
+            )
 
 
 def record_definition_matches(index: DayIndex, *, topics: bool = False) -> int:
@@ -85,9 +93,19 @@ def record_definition_matches(index: DayIndex, *, topics: bool = False) -> int:
             return _copy(_rows(index, definitions), now)
         batch: list[DefinitionMatch] = []
         for key, paper, version, number, kind, at, primary, reason in _rows(index, definitions):
-            batch.append(DefinitionMatch(definition=key, paper_id=paper, version_id=version, version_number=number,
-                                         kind=kind, event_at=at, is_primary=primary, reason=reason,
-                                         created_at=now))  # fmt: skip
+            batch.append(
+                DefinitionMatch(
+                    definition=key,
+                    paper_id=paper,
+                    version_id=version,
+                    version_number=number,
+                    kind=kind,
+                    event_at=at,
+                    is_primary=primary,
+                    reason=reason,
+                    created_at=now,
+                )
+            )
             if len(batch) >= _WRITE_BUFFER:
                 written += len(DefinitionMatch.objects.bulk_create(batch))
                 batch.clear()
@@ -105,8 +123,10 @@ def _copy(rows: Iterator[tuple], now) -> int:
         lines: list[str] = []
         for key, paper, version, number, kind, at, primary, reason in rows:
             reason_text = copy_text(json.dumps(reason, ensure_ascii=False))
-            lines.append(f"{key}\t{paper}\t{version}\t{number}\t{kind}\t{at.isoformat()}\t{'t' if primary else 'f'}"
-                         f"\t{reason_text}\t{stamp}\n")  # fmt: skip
+            lines.append(
+                f"{key}\t{paper}\t{version}\t{number}\t{kind}\t{at.isoformat()}\t{'t' if primary else 'f'}"
+                f"\t{reason_text}\t{stamp}\n"
+            )
             written += 1
             if len(lines) >= _WRITE_BUFFER:
                 spool.write("".join(lines).encode())

@@ -175,10 +175,29 @@ class PostgresStore:
     def _paper_rows(self, papers: list[PaperRow]) -> Iterator[tuple]:
         for p in papers:
             yield (
-                p.pk, p.arxiv_id, p.included_at, p.title, p.abstract, p.authors, p.affiliations, p.categories,
-                p.primary_category, p.comments, p.journal_ref, p.doi, p.license, p.submitter, p.published,
-                p.updated, p.ai_related, p.latest_version, p.version_count, p.search_pending, p.code_url, p.venue,
-            )  # fmt: skip
+                p.pk,
+                p.arxiv_id,
+                p.included_at,
+                p.title,
+                p.abstract,
+                p.authors,
+                p.affiliations,
+                p.categories,
+                p.primary_category,
+                p.comments,
+                p.journal_ref,
+                p.doi,
+                p.license,
+                p.submitter,
+                p.published,
+                p.updated,
+                p.ai_related,
+                p.latest_version,
+                p.version_count,
+                p.search_pending,
+                p.code_url,
+                p.venue,
+            )
 
     def insert_papers(self, papers: list[PaperRow]) -> None:
         for paper, pk in zip(papers, self._next_ids("harvest_paper", len(papers)), strict=True):

@@ -70,10 +70,26 @@ _get_fields = operator.attrgetter(*PAPER_FIELDS)
 
 def _set_fields(row: PaperRow, values: tuple) -> None:
     (
-        row.title, row.abstract, row.authors, row.affiliations, row.categories, row.primary_category, row.comments,
-        row.journal_ref, row.doi, row.license, row.submitter, row.published, row.updated, row.ai_related,
-        row.latest_version, row.version_count, row.search_pending, row.code_url, row.venue,
-    ) = values  # fmt: skip
+        row.title,
+        row.abstract,
+        row.authors,
+        row.affiliations,
+        row.categories,
+        row.primary_category,
+        row.comments,
+        row.journal_ref,
+        row.doi,
+        row.license,
+        row.submitter,
+        row.published,
+        row.updated,
+        row.ai_related,
+        row.latest_version,
+        row.version_count,
+        row.search_pending,
+        row.code_url,
+        row.venue,
+    ) = values
 
 
 class VersionRow:

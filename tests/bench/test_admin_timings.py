@@ -28,8 +28,13 @@ def test_every_admin_scenario_answers_the_superuser():
 
     assert inputs["paper_versions"] == 3 and inputs["arxiv_id"] == "2611.00001"
     assert {s.urls[0].split("/")[3] for s in scenarios} == {
-        "paper", "version", "author", "source", "harvestrun", "communitypick",
-    }  # fmt: skip
+        "paper",
+        "version",
+        "author",
+        "source",
+        "harvestrun",
+        "communitypick",
+    }
     for scenario in scenarios:
         response = client.get(scenario.urls[0])
         assert response.status_code == 200, scenario.name

@@ -107,9 +107,13 @@ def test_the_library_has_the_documented_shape_through_the_real_schema(built_libr
         # on SQLite the build refuses with a message instead of half working.
         env = {**os.environ, "DATABASE_URL": database_url_of_current_connection(), "PYTHONPATH": str(PROJECT_ROOT)}
         done = subprocess.run(
-            [sys.executable, "-m", "bench", "data", "--scale", "200"], capture_output=True, text=True, env=env,
-            cwd=PROJECT_ROOT, check=False,
-        )  # fmt: skip
+            [sys.executable, "-m", "bench", "data", "--scale", "200"],
+            capture_output=True,
+            text=True,
+            env=env,
+            cwd=PROJECT_ROOT,
+            check=False,
+        )
         assert done.returncode != 0
         assert "needs PostgreSQL" in done.stderr
         return

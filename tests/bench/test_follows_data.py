@@ -31,9 +31,15 @@ def small_library():
     for number in range(1, 41):
         codes = [("cs.LG", "cs.CV", "cs.CL", "stat.ML", "cs.DB")[number % 5], "cs.AI"]
         authors = ["Ada Lovelace", f"Author {number % 7}", f"Solo {number}"]
-        records.append(record(f"2611.{number:05d}", categories=codes, authors=authors,
-                              abstract=f"Learning models of graph data, part {number}.",
-                              versions=1 + number % 3))  # fmt: skip
+        records.append(
+            record(
+                f"2611.{number:05d}",
+                categories=codes,
+                authors=authors,
+                abstract=f"Learning models of graph data, part {number}.",
+                versions=1 + number % 3,
+            )
+        )
     harvest(*records, at=timezone.now() - timedelta(hours=3))
 
 

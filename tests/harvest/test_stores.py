@@ -60,15 +60,39 @@ def library() -> dict:
     return {
         "papers": sorted(
             Paper.objects.values_list(
-                "arxiv_id", "title", "abstract", "authors", "affiliations", "categories", "primary_category",
-                "comments", "journal_ref", "doi", "license", "submitter", "published", "updated", "included_at",
-                "ai_related", "latest_version", "version_count", "search_pending",
+                "arxiv_id",
+                "title",
+                "abstract",
+                "authors",
+                "affiliations",
+                "categories",
+                "primary_category",
+                "comments",
+                "journal_ref",
+                "doi",
+                "license",
+                "submitter",
+                "published",
+                "updated",
+                "included_at",
+                "ai_related",
+                "latest_version",
+                "version_count",
+                "search_pending",
             )
         ),
         "versions": sorted(
             Version.objects.values_list(
-                "paper__arxiv_id", "number", "submitted", "size", "source_type", "title", "abstract", "authors",
-                "comments", "discovered_at",
+                "paper__arxiv_id",
+                "number",
+                "submitted",
+                "size",
+                "source_type",
+                "title",
+                "abstract",
+                "authors",
+                "comments",
+                "discovered_at",
             )
         ),
         "authorships": sorted(
@@ -76,7 +100,7 @@ def library() -> dict:
         ),
         "categories": sorted(PaperCategory.objects.values_list("paper__arxiv_id", "category", "is_primary")),
         "authors": sorted(Author.objects.values_list("name", flat=True)),
-    }  # fmt: skip
+    }
 
 
 def ingest() -> tuple[list[tuple], dict]:

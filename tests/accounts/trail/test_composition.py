@@ -147,9 +147,13 @@ def test_a_read_does_not_wait_while_the_matches_are_being_written():
     harvest_only(record("2611.00001"))
     settings = connection.settings_dict
     other = psycopg.connect(
-        host=settings["HOST"], port=settings["PORT"] or 5432, user=settings["USER"],
-        password=settings["PASSWORD"], dbname=settings["NAME"], autocommit=True,
-    )  # fmt: skip
+        host=settings["HOST"],
+        port=settings["PORT"] or 5432,
+        user=settings["USER"],
+        password=settings["PASSWORD"],
+        dbname=settings["NAME"],
+        autocommit=True,
+    )
     try:
         assert other.execute("SELECT pg_try_advisory_lock(%s)", [_LOCK_KEY]).fetchone()[0]
         assert trail_unread_total(user=user) == 1  # served at once, the writers' lock held elsewhere

@@ -25,9 +25,13 @@ pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 TEXTS = {
     "zh-hans": {"title": "导出我的研究记录", "result": "导入结果", "matched": "在论文库中匹配到", "saved": "已收藏"},
-    "en": {"title": "Export my research record", "result": "Import result", "matched": "Matched in the library",
-           "saved": "saved"},
-}  # fmt: skip
+    "en": {
+        "title": "Export my research record",
+        "result": "Import result",
+        "matched": "Matched in the library",
+        "saved": "saved",
+    },
+}
 PAPERS = {
     "2611.00101": "Diffusion policies for legged robots",
     "2611.00102": "Robot grasping with {braces} & 50% less",
