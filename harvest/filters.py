@@ -46,8 +46,8 @@ __all__ = [
     "PaperFilterSet",
     "full_text_search",
     "is_postgresql",
-    "ordering_for",
     "popular_window_start",
+    "sorted_papers",
 ]
 
 SORT_UPDATED = "updated"
@@ -371,7 +371,7 @@ class PaperFilterSet(django_filters.FilterSet):
         return queryset
 
     def _order(self, queryset: QuerySet[Paper]) -> QuerySet[Paper]:
-        return queryset.order_by(*ordering_for(self.chosen_sort))
+        return sorted_papers(queryset, self.chosen_sort)
 
 
 def popular_window_start(now: datetime | None = None) -> datetime:
@@ -379,7 +379,13 @@ def popular_window_start(now: datetime | None = None) -> datetime:
     return (now or timezone.now()) - timedelta(days=settings.PAPERTRAIL_POPULAR_WINDOW_DAYS)
 
 
-def ordering_for(sort: str) -> list:
+def sorted_papers(queryset: QuerySet[Paper], sort: str) -> QuerySet[Paper]:
+    """`queryset` in the order of `sort`: the one place a library sort becomes
+    an ORDER BY (the filter set's results, a page's keyset, a briefing's list)."""
+    return queryset.order_by(*_ordering_for(sort))
+
+
+def _ordering_for(sort: str) -> list:
     """The order of a sort: newest first, ties by id, papers without the date
     last; relevance by `search_rank` (full_text_search annotates it on both
     databases), ties newest id first; popular by the stored score, ties

@@ -2,8 +2,10 @@
 previous one (an opaque `cursor` in the URL), so a deep page costs what the
 first one does and rows inserted meanwhile do not shift it.
 
-Orders are `<date> DESC [NULLS LAST], id DESC` (harvest.filters.ordering_for),
-or for the popular sort `popularity DESC, id DESC` (the stored score; never null).
+A page keeps the order its queryset arrives in: harvest.filters.sorted_papers
+orders by `<date> DESC [NULLS LAST], id DESC`, or for the popular sort
+`popularity DESC, id DESC` (the stored score; never null), and the cursor
+continues that order.
 Relevance pages (ranked full-text search, on both databases) use a bounded
 offset instead: past a few hundred results a ranking has said what it can. For
 the same reason, and because ranking reads every candidate's search vector, a
@@ -41,7 +43,7 @@ from harvest.filters import (
     SORT_RELEVANCE,
     SORT_UPDATED,
     is_postgresql,
-    ordering_for,
+    sorted_papers,
 )
 from harvest.models import Paper
 from portal.stats import overview_stats_cached
@@ -105,13 +107,16 @@ def _decode(cursor: str, sort: str) -> dict:
 
 
 def keyset_page(queryset: QuerySet[Paper], *, sort: str, cursor: str | None, size: int) -> Page:
-    """One page of `queryset` (already filtered) in the order of `sort`."""
+    """One page of `queryset`, filtered and in the order of `sort` already
+    (PaperFilterSet.qs, or harvest.filters.sorted_papers)."""
+    if not queryset.ordered:
+        raise ValueError("keyset_page needs the papers in the order of their sort (harvest.filters.sorted_papers)")
     if sort == SORT_RELEVANCE:
         return _offset_page(queryset, sort=sort, cursor=cursor, size=size)
     if sort == SORT_POPULAR:
         return _score_page(queryset, sort=sort, cursor=cursor, size=size)
     column = SORT_DATE_FIELD[sort]
-    ordered = queryset.order_by(*ordering_for(sort))
+    ordered = queryset
     position = _decode(cursor, sort) if cursor else None
     nullable = column in NULLABLE_DATE_FIELDS
     if position is None:
@@ -138,7 +143,7 @@ def keyset_page(queryset: QuerySet[Paper], *, sort: str, cursor: str | None, siz
 
 def _score_page(queryset: QuerySet[Paper], *, sort: str, cursor: str | None, size: int) -> Page:
     """A keyset page of the popular sort: by the stored score, ties by id."""
-    ordered = queryset.order_by(*ordering_for(sort))
+    ordered = queryset
     if cursor:
         position = _decode(cursor, sort)
         value = position["value"]
@@ -155,7 +160,7 @@ def _score_page(queryset: QuerySet[Paper], *, sort: str, cursor: str | None, siz
 def _offset_page(queryset: QuerySet[Paper], *, sort: str, cursor: str | None, size: int) -> Page:
     offset = _decode(cursor, sort)["o"] if cursor else 0
     candidates, count = _rank_candidates(queryset)
-    rows = list(candidates.order_by(*ordering_for(sort))[offset : offset + size + 1])
+    rows = list(candidates.order_by(*queryset.query.order_by)[offset : offset + size + 1])
     has_more = len(rows) > size and offset + size < MAX_RELEVANCE_OFFSET
     next_cursor = _encode({"s": sort, "o": offset + size}) if has_more else None
     return Page(papers=rows[:size], next_cursor=next_cursor, is_first=cursor is None, count=count)
@@ -192,7 +197,7 @@ def _rank_candidates(queryset: QuerySet[Paper]) -> tuple[QuerySet[Paper], tuple[
     ids: list[int] | None = None
     complete = True  # read from every match, not from those since a bound
     if expected * expected >= WALK_COST_RATIO * RANK_CANDIDATES * library:
-        ids = _newest_ids(queryset, ordering_for(SORT_UPDATED), limit)
+        ids = _newest_ids(sorted_papers(queryset, SORT_UPDATED), limit)
     else:
         # An order no index serves, so the plan collects the matches first.
         collect = [(F("updated") + Value(timedelta(0))).desc(nulls_last=True), F("id").desc()]
@@ -202,12 +207,12 @@ def _rank_candidates(queryset: QuerySet[Paper]) -> tuple[QuerySet[Paper], tuple[
         pays = depth < BOUND_ENTRIES_PER_HEAP_READ * (expected - BOUND_MARGIN * RANK_CANDIDATES)
         bound = _updated_at_depth(depth) if pays and 2 * depth < library else None
         if bound is not None:
-            ids = _newest_ids(queryset.filter(updated__gte=bound), collect, limit)
+            ids = _newest_ids(queryset.filter(updated__gte=bound).order_by(*collect), limit)
             complete = False
             if len(ids) < RANK_CANDIDATES:
                 ids = None  # the bound was too tight: these are not the newest matches of all
         if ids is None:
-            ids, complete = _newest_ids(queryset, collect, limit), True
+            ids, complete = _newest_ids(queryset.order_by(*collect), limit), True
     count = None
     if len(ids) > COUNT_CAP:
         count = (COUNT_CAP, True)
@@ -221,8 +226,8 @@ def _rank_candidates(queryset: QuerySet[Paper]) -> tuple[QuerySet[Paper], tuple[
     return chosen.annotate(search_rank=queryset.query.annotations["search_rank"]), count
 
 
-def _newest_ids(queryset: QuerySet[Paper], order: list, limit: int) -> list[int]:
-    return list(queryset.order_by(*order).values_list("id", flat=True)[:limit])
+def _newest_ids(ordered: QuerySet[Paper], limit: int) -> list[int]:
+    return list(ordered.values_list("id", flat=True)[:limit])
 
 
 def _updated_at_depth(depth: int) -> datetime | None:
@@ -242,8 +247,7 @@ def _updated_at_depth(depth: int) -> datetime | None:
     if cached is not None:
         return cached or None
     bound = (
-        Paper.objects.filter(updated__isnull=False)
-        .order_by(*ordering_for(SORT_UPDATED))
+        sorted_papers(Paper.objects.filter(updated__isnull=False), SORT_UPDATED)
         .values_list("updated", flat=True)[depth : depth + 1]
         .first()
     )

@@ -6,7 +6,7 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.views.decorators.http import require_GET
 
-from harvest.filters import SORT_UPDATED
+from harvest.filters import SORT_UPDATED, sorted_papers
 from harvest.models import Paper
 from portal.pagination import keyset_page
 from portal.selectors import paper_cards
@@ -18,7 +18,9 @@ OVERVIEW_PAPERS = 10
 @require_GET
 def overview(request: HttpRequest) -> HttpResponse:
     stats = overview_stats_cached()
-    page = keyset_page(Paper.objects.all(), sort=SORT_UPDATED, cursor=None, size=OVERVIEW_PAPERS)
+    page = keyset_page(
+        sorted_papers(Paper.objects.all(), SORT_UPDATED), sort=SORT_UPDATED, cursor=None, size=OVERVIEW_PAPERS
+    )
     return render(
         request,
         "portal/overview.html",
