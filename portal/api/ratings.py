@@ -12,7 +12,6 @@ from rest_framework import status
 from rest_framework.permissions import IsAuthenticated
 from rest_framework.request import Request
 from rest_framework.response import Response
-from rest_framework.utils.urls import remove_query_param, replace_query_param
 from rest_framework.views import APIView
 
 from accounts.recommend.models import Rating
@@ -21,17 +20,14 @@ from accounts.recommend.services import RATING_WORDS, rating_clear, rating_set
 from harvest.models import Paper
 from portal.api.errors import NotFoundParameter, ParameterError
 from portal.api.me import OWN_NOT_FOUND
+from portal.api.own_papers import library_paper, numbered_page, own_arxiv_id_parameter
 from portal.api.pagination import PAGE_SIZE_PARAMETER, page_size_from
 from portal.api.schema import ERROR_RESPONSES, NOT_FOUND_RESPONSE
 from portal.api.serializers.ratings import RatingPageSerializer, RatingSerializer, RatingWriteSerializer
-from portal.arxiv_ids import PaperNotFound, requested_paper
 
 MAX_PAGE = 100_000
-RATING_ARXIV_ID = OpenApiParameter(
-    "arxiv_id",
-    OpenApiTypes.STR,
-    OpenApiParameter.PATH,
-    description="The arXiv id of a paper you rated (`2611.13545`, `hep-th/9901001`; a version suffix is ignored).",
+RATING_ARXIV_ID = own_arxiv_id_parameter(
+    "The arXiv id of a paper you rated (`2611.13545`, `hep-th/9901001`; a version suffix is ignored)."
 )
 
 
@@ -46,16 +42,8 @@ def _page_number(request: Request) -> int:
     return int(raw)
 
 
-def _paper(arxiv_id: str, field: str) -> Paper:
-    try:
-        detail, _version = requested_paper(arxiv_id)
-    except PaperNotFound as exc:
-        raise (ParameterError if exc.malformed else NotFoundParameter)({field: [exc.message]}) from None
-    return detail.paper
-
-
 def _own_rating(request: Request, arxiv_id: str) -> tuple[Paper, Rating]:
-    paper = _paper(arxiv_id, "arxiv_id")
+    paper = library_paper(arxiv_id, "arxiv_id")
     rating = rating_get(user=request.user, paper_id=paper.pk)
     if rating is None:
         raise NotFoundParameter({"arxiv_id": [_("You have not rated this paper.")]})
@@ -83,16 +71,9 @@ class RatingListView(APIView):
         page, size = _page_number(request), page_size_from(request)
         rows = rating_list(user=request.user, value=RATING_WORDS[word] if word else None)
         total = rows.count()
-        here = request.build_absolute_uri()
-        previous = None
-        if page > 1:
-            previous = replace_query_param(here, "page", page - 1) if page > 2 else remove_query_param(here, "page")
-        body = {
-            "count": total,
-            "next": replace_query_param(here, "page", page + 1) if page * size < total else None,
-            "previous": previous,
-            "results": list(rows[(page - 1) * size : page * size]),
-        }
+        body = numbered_page(
+            request, page=page, size=size, total=total, results=list(rows[(page - 1) * size : page * size])
+        )
         return Response(RatingPageSerializer(body, context={"request": request}).data)
 
     @extend_schema(
@@ -113,7 +94,7 @@ class RatingListView(APIView):
     def post(self, request: Request) -> Response:
         body = RatingWriteSerializer(data=request.data)
         body.is_valid(raise_exception=True)
-        paper = _paper(body.validated_data["paper"], "paper")
+        paper = library_paper(body.validated_data["paper"], "paper")
         rating, created = rating_set(user=request.user, paper=paper, value=RATING_WORDS[body.validated_data["value"]])
         rating.paper = paper
         data = RatingSerializer(rating, context={"request": request}).data

@@ -12,7 +12,6 @@ from rest_framework import status
 from rest_framework.permissions import IsAuthenticated
 from rest_framework.request import Request
 from rest_framework.response import Response
-from rest_framework.utils.urls import remove_query_param, replace_query_param
 from rest_framework.views import APIView
 
 from accounts.records.models import Record
@@ -21,6 +20,7 @@ from accounts.records.services import RecordError, record_remove, record_save
 from harvest.models import Paper
 from portal.api.errors import NotFoundParameter, ParameterError
 from portal.api.me import OWN_NOT_FOUND, bool_param
+from portal.api.own_papers import library_paper, numbered_page, own_arxiv_id_parameter
 from portal.api.pagination import PAGE_SIZE_PARAMETER, page_size_from
 from portal.api.schema import ERROR_RESPONSES, NOT_FOUND_RESPONSE
 from portal.api.serializers.records import (
@@ -30,14 +30,10 @@ from portal.api.serializers.records import (
     RecordWriteSerializer,
     TagListSerializer,
 )
-from portal.arxiv_ids import PaperNotFound, requested_paper
 from portal.record_params import record_filters_from
 
-RECORD_ARXIV_ID = OpenApiParameter(
-    "arxiv_id",
-    OpenApiTypes.STR,
-    OpenApiParameter.PATH,
-    description="The arXiv id of a paper you saved (`2611.13545`, `hep-th/9901001`; a version suffix is ignored).",
+RECORD_ARXIV_ID = own_arxiv_id_parameter(
+    "The arXiv id of a paper you saved (`2611.13545`, `hep-th/9901001`; a version suffix is ignored)."
 )
 RECORD_PARAMETERS = [
     OpenApiParameter("tag", OpenApiTypes.STR, description="Only records with this tag of yours (its name)."),
@@ -53,16 +49,8 @@ RECORD_PARAMETERS = [
 ]
 
 
-def _paper(arxiv_id: str, field: str) -> Paper:
-    try:
-        detail, _version = requested_paper(arxiv_id)
-    except PaperNotFound as exc:
-        raise (ParameterError if exc.malformed else NotFoundParameter)({field: [exc.message]}) from None
-    return detail.paper
-
-
 def _own_record(request: Request, arxiv_id: str) -> tuple[Paper, Record]:
-    paper = _paper(arxiv_id, "arxiv_id")
+    paper = library_paper(arxiv_id, "arxiv_id")
     record = record_get(user=request.user, paper_id=paper.pk)
     if record is None:
         raise NotFoundParameter({"arxiv_id": [_("You have not saved this paper.")]})
@@ -110,16 +98,7 @@ class RecordListView(APIView):
         filters, page = _filters(request)
         size = page_size_from(request)
         rows, total = record_page(user=request.user, filters=filters, page=page, size=size)
-        here = request.build_absolute_uri()
-        previous = None
-        if page > 1:
-            previous = replace_query_param(here, "page", page - 1) if page > 2 else remove_query_param(here, "page")
-        body = {
-            "count": total,
-            "next": replace_query_param(here, "page", page + 1) if page * size < total else None,
-            "previous": previous,
-            "results": rows,
-        }
+        body = numbered_page(request, page=page, size=size, total=total, results=rows)
         return Response(RecordPageSerializer(body, context={"request": request}).data)
 
     @extend_schema(
@@ -138,7 +117,7 @@ class RecordListView(APIView):
     def post(self, request: Request) -> Response:
         body = RecordWriteSerializer(data=request.data)
         body.is_valid(raise_exception=True)
-        paper = _paper(body.validated_data["paper"], "paper")
+        paper = library_paper(body.validated_data["paper"], "paper")
         _record, created = _save(request, paper, body.validated_data)
         return Response(
             _data(request, request.user, paper.pk), status=status.HTTP_201_CREATED if created else status.HTTP_200_OK
