@@ -21,10 +21,10 @@ import time
 from collections.abc import Callable
 
 from django.db import OperationalError, connection, transaction
-from django.db.models import Case, Expression, F, FloatField, QuerySet, Subquery, Value, When
+from django.db.models import Case, F, FloatField, QuerySet, Subquery, Value, When
 
 from harvest.embeddings.selectors import EXACT_FILTER_LIMIT, nearest_among, nearest_to_query
-from harvest.keyword_search import full_text_search
+from harvest.keyword_search import PaperRowExpression, full_text_search
 from harvest.models import Paper
 from harvest.query_gloss import gloss
 from harvest.query_kind import is_terms_query
@@ -181,7 +181,7 @@ def _semantic_ids(queryset: QuerySet[Paper], text: str, *, narrowed: bool) -> li
     return [paper_id for paper_id in nearest if admitted is None or paper_id in admitted][:SEMANTIC_DEPTH]
 
 
-class FusedScore(Expression):
+class FusedScore(PaperRowExpression):
     """PostgreSQL: the fused score of the paper under whatever alias the query
     gives it, looked up in two array parameters. Django builds and compiles a
     CASE of one WHEN per candidate in about as long as the search itself takes
@@ -191,11 +191,6 @@ class FusedScore(Expression):
         super().__init__(output_field=FloatField())
         self.ids = list(scores)
         self.values = [float(score) for score in scores.values()]
-
-    def resolve_expression(self, query=None, allow_joins=True, reuse=None, summarize=False, for_save=False):
-        clone = self.copy()
-        clone.id_column = F("id").resolve_expression(query, allow_joins, reuse, summarize, for_save)
-        return clone
 
     def as_sql(self, compiler, connection):
         column, params = compiler.compile(self.id_column)

@@ -23,17 +23,22 @@ def is_postgresql() -> bool:
     return connection.vendor == "postgresql"
 
 
-class StoredSearchVector(Expression):
-    """`harvest_paper.search_vector`, a generated column the ORM does not model
-    (migration 0003), under whatever alias the query gives the paper table."""
-
-    def __init__(self) -> None:
-        super().__init__(output_field=SearchVectorField())
+class PaperRowExpression(Expression):
+    """An expression about the paper row under whatever alias the query gives
+    the paper table: resolving it finds that row's `id` column (`id_column`)."""
 
     def resolve_expression(self, query=None, allow_joins=True, reuse=None, summarize=False, for_save=False):
         clone = self.copy()
         clone.id_column = F("id").resolve_expression(query, allow_joins, reuse, summarize, for_save)
         return clone
+
+
+class StoredSearchVector(PaperRowExpression):
+    """`harvest_paper.search_vector`, a generated column the ORM does not model
+    (migration 0003), under whatever alias the query gives the paper table."""
+
+    def __init__(self) -> None:
+        super().__init__(output_field=SearchVectorField())
 
     def as_sql(self, compiler, connection):
         return f"{compiler.quote_name_unless_alias(self.id_column.alias)}.search_vector", []
@@ -45,7 +50,7 @@ FTS_TITLE_WEIGHT = 2.5
 FTS_ABSTRACT_WEIGHT = 1.0
 
 
-class FtsRank(Expression):
+class FtsRank(PaperRowExpression):
     """SQLite: how well a paper matches an FTS5 query, higher is better (FTS5's
     bm25 is lower for better matches, so negated), NULL when it does not
     match; for the paper table under whatever alias the query gives it.
@@ -59,11 +64,6 @@ class FtsRank(Expression):
     def __init__(self, match: str) -> None:
         super().__init__(output_field=FloatField())
         self.match = match
-
-    def resolve_expression(self, query=None, allow_joins=True, reuse=None, summarize=False, for_save=False):
-        clone = self.copy()
-        clone.id_column = F("id").resolve_expression(query, allow_joins, reuse, summarize, for_save)
-        return clone
 
     def as_sql(self, compiler, connection):
         column, params = compiler.compile(self.id_column)
