@@ -1,4 +1,4 @@
-"""Research records: the limits of an import (accounts/record_import.py)."""
+"""Research records: the limits of an import (accounts/records/imports.py)."""
 
 from papertrail.settings.env import env_int
 
