@@ -18,7 +18,7 @@ from accounts.records.selectors import records_for_papers
 from digests.models import GuidedReading
 from digests.selectors import readings_for_versions
 from harvest.embeddings.selectors import similar_papers
-from harvest.filters import SORT_INCLUDED, SORT_UPDATED
+from harvest.filters import SORT_INCLUDED, SORT_UPDATED, sorted_papers
 from harvest.models import CommunityPick, Paper, Version
 from harvest.selectors import VersionChange, paper_history
 from portal.stats.overview import done_readings, revision_versions
@@ -136,7 +136,11 @@ BRIEFING_SORT = {
 
 
 def briefing_papers(*, kind: str, window: Window) -> QuerySet[Paper]:
-    """Exactly the papers behind one overview number of a window (unordered)."""
+    """Exactly the papers behind one overview number of a window, in the briefing's order (BRIEFING_SORT)."""
+    return sorted_papers(_briefing_matches(kind=kind, window=window), BRIEFING_SORT[kind])
+
+
+def _briefing_matches(*, kind: str, window: Window) -> QuerySet[Paper]:
     if kind == BRIEFING_NEW:
         return Paper.objects.filter(included_at__gte=window.start, included_at__lte=window.end)
     if kind == BRIEFING_AI:

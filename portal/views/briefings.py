@@ -9,7 +9,6 @@ from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 from django.views.decorators.http import require_GET
 
-from harvest.filters import sorted_papers
 from portal.pagination import CursorError, bounded_count, keyset_page
 from portal.selectors import BRIEFING_KINDS, BRIEFING_SORT, attach_records, briefing_cards, briefing_papers
 from portal.stats.overview import window_counts
@@ -41,9 +40,8 @@ def briefing(request: HttpRequest, kind: str) -> HttpResponse:
         return render(request, "portal/briefing.html", {**context, "errors": [str(exc)]}, status=400)
     papers = briefing_papers(kind=kind, window=window)
     try:
-        sort = BRIEFING_SORT[kind]
         page = keyset_page(
-            sorted_papers(papers, sort), sort=sort, cursor=request.GET.get("cursor") or None, size=BRIEFING_PAGE_SIZE
+            papers, sort=BRIEFING_SORT[kind], cursor=request.GET.get("cursor") or None, size=BRIEFING_PAGE_SIZE
         )
     except CursorError as exc:
         return render(request, "portal/briefing.html", {**context, "errors": [str(exc)]}, status=400)
