@@ -69,6 +69,8 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     # After authentication: the signed-in user's language and time zone.
     "papertrail.middleware.UserPreferencesMiddleware",
+    # Under DEBUG (`make run`) too, errors show the site's own pages (papertrail/error_pages.py).
+    "papertrail.error_pages.SiteErrorPagesMiddleware",
     "allauth.account.middleware.AccountMiddleware",
     # A trail page and its navigation's count read the reader's follows once.
     "portal.middleware.TrailReadersMiddleware",

@@ -128,6 +128,8 @@ def records(request: HttpRequest) -> HttpResponse:
     # Rows, not full cards: the list is for finding and sorting one's papers
     # (a full card with abstract, picks and reading cost 3-5 ms each to render).
     rows, total = record_page(user=request.user, filters=filters, page=page, size=RECORDS_PAGE)
+    for row in rows:  # the note as the paper's page renders it: Markdown, TeX for KaTeX, sanitised
+        row.note_html = render_note(row.note)
     context.update(
         entries=rows,
         total=total,

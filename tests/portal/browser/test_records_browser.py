@@ -103,6 +103,10 @@ def test_a_researcher_saves_tags_notes_and_sets_state_without_reloading(live_ser
         assert page.locator("h1").inner_text() == texts["heading"]
         assert texts["count"] in page.locator("#record-counts").inner_text()
         expect(page.locator(".record-item")).to_have_count(1)
+        listed = page.locator(".record-item [data-note]")  # rendered as on the paper's page
+        expect(listed.locator("strong")).to_have_text("Key idea")
+        expect(listed.locator(".katex").first).to_be_visible()
+        assert "**" not in listed.inner_text() and "$" not in listed.inner_text()
         assert page.locator("[data-state-count=reading] strong").inner_text() == "1"
         page.goto(f"{base}/records/?tag=rl")
         expect(page.locator(".record-item")).to_have_count(1)
