@@ -146,6 +146,12 @@ def paper_history(*, arxiv_id: str) -> PaperHistory | None:
 # --- sources ----------------------------------------------------------------------
 
 
+SUCCEEDED = (HarvestRun.Status.OK, HarvestRun.Status.EMPTY)  # an empty check is not a failure
+# A check runs for minutes (the OAI-PMH one pages for longer): a source is behind
+# only when a due check has not succeeded within this.
+CHECK_GRACE = timedelta(hours=1)
+
+
 @dataclass(slots=True)
 class SourceProgress:
     source: Source
@@ -158,6 +164,8 @@ class SourceProgress:
     new_papers_24h: int = 0
     new_versions_24h: int = 0
     schedules: list[tuple[str, str]] = field(default_factory=list)  # (cron expression, zone)
+    last_success: HarvestRun | None = None  # the latest check that ended without an error
+    missed_since: datetime | None = None  # a scheduled check due since the last success that has not succeeded
 
     @property
     def is_failing(self) -> bool:
@@ -190,7 +198,7 @@ def _with_configured(sources: list[Source]) -> list[Source]:
     for slug in configured_slugs():
         if slug not in stored:
             unsaved = Source(slug=slug, name=SOURCES[slug].name, enabled=True)
-            unsaved.latest_run_id = None
+            unsaved.latest_run_id = unsaved.latest_success_id = None
             sources.append(unsaved)
     return sorted(sources, key=lambda source: (source.name.casefold(), source.slug))
 
@@ -200,8 +208,17 @@ def source_progress_list(*, now: datetime | None = None) -> list[SourceProgress]
     hours and its next run (three queries)."""
     now = now or timezone.now()
     latest_run = HarvestRun.objects.filter(source=OuterRef("pk")).order_by("-started_at", "-id").values("id")[:1]
-    sources = _with_configured(list(Source.objects.annotate(latest_run_id=Subquery(latest_run))))
-    runs = HarvestRun.objects.in_bulk([s.latest_run_id for s in sources if s.latest_run_id])
+    latest_success = (
+        HarvestRun.objects.filter(source=OuterRef("pk"), status__in=SUCCEEDED, finished_at__isnull=False)
+        .order_by("-started_at", "-id")
+        .values("id")[:1]
+    )
+    sources = _with_configured(
+        list(Source.objects.annotate(latest_run_id=Subquery(latest_run), latest_success_id=Subquery(latest_success)))
+    )
+    runs = HarvestRun.objects.in_bulk(
+        [pk for s in sources for pk in (s.latest_run_id, s.latest_success_id) if pk is not None]
+    )
     recent = {
         row["source_id"]: row
         for row in HarvestRun.objects.filter(started_at__gte=now - timedelta(hours=24), started_at__lte=now)
@@ -218,6 +235,7 @@ def source_progress_list(*, now: datetime | None = None) -> list[SourceProgress]
     for source in sources:
         schedules = _schedules_of(source.slug)
         row = recent.get(source.pk, {}) if source.pk else {}
+        last_success = runs.get(source.latest_success_id)
         progress.append(
             SourceProgress(
                 source=source,
@@ -230,6 +248,18 @@ def source_progress_list(*, now: datetime | None = None) -> list[SourceProgress]
                 seen_24h=row.get("seen") or 0,
                 new_papers_24h=row.get("new_papers") or 0,
                 new_versions_24h=row.get("new_versions") or 0,
+                last_success=last_success,
+                missed_since=_missed_since(source, last_success, now=now),
             )
         )
     return progress
+
+
+def _missed_since(source: Source, last_success: HarvestRun | None, *, now: datetime) -> datetime | None:
+    """When a scheduled check came due after the last success and has not
+    succeeded since, allowing it `CHECK_GRACE` to finish; None while the
+    source keeps to its schedule (or has none, or is disabled)."""
+    if not source.enabled or last_success is None:
+        return None
+    due = _next_run_of(source.slug, after=last_success.started_at)
+    return due if due is not None and due + CHECK_GRACE < now else None

@@ -41,6 +41,7 @@ urlpatterns = [
     path("briefings/", RedirectView.as_view(url="/briefings/new/", query_string=True), name="briefings"),
     path("briefings/<slug:kind>/", briefings.briefing, name="briefing"),
     path("sources/", sources.sources, name="sources"),
+    path("sources/operator/", sources.sources_operator, name="sources_operator"),
     path("follows/", follows.follow_index, name="follows"),
     path("follows/new/", follows.follow_new, name="follow_new"),
     path("follows/<int:follow_id>/", follows.follow_edit, name="follow_edit"),

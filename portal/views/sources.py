@@ -1,8 +1,11 @@
-"""`/sources/`: the progress and health of every source, of the full-text
-index that follows the harvest, and of guided readings."""
+"""`/sources/`: each source's health in words, the library's completeness and
+its indexes, for every reader; `/sources/operator/`: the same sources with
+their schedules, checkpoints, counts and the site's configuration warnings,
+for staff only."""
 
 from __future__ import annotations
 
+from django.contrib.auth.decorators import user_passes_test
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.views.decorators.http import require_GET
@@ -18,21 +21,29 @@ from portal.health import broker_up, cache_up
 COMPLETENESS_DAYS = 14
 
 
+def _shared(progress: list) -> dict:
+    return {
+        "progress": progress,
+        "failing": [item for item in progress if item.is_failing],
+        "llm_status": llm_status(),
+        "search_index": index_status(),
+        "embeddings_pending": pending_count(),
+        "completeness": announcement_completeness(days=COMPLETENESS_DAYS),
+        "completeness_days": COMPLETENESS_DAYS,
+    }
+
+
 @require_GET
 def sources(request: HttpRequest) -> HttpResponse:
-    progress = source_progress_list()
-    return render(
-        request,
-        "portal/sources.html",
-        {
-            "progress": progress,
-            "failing": [item for item in progress if item.is_failing],
-            "llm_status": llm_status(),
-            "search_index": index_status(),
-            "embeddings_pending": pending_count(),
-            "completeness": announcement_completeness(days=COMPLETENESS_DAYS),
-            "completeness_days": COMPLETENESS_DAYS,
-            "dependencies": {"broker": broker_up(), "cache": cache_up()},
-            "mail_configured": mail_configured(),
-        },
-    )
+    return render(request, "portal/sources.html", _shared(source_progress_list()))
+
+
+@require_GET
+@user_passes_test(lambda user: user.is_staff)
+def sources_operator(request: HttpRequest) -> HttpResponse:
+    context = {
+        **_shared(source_progress_list()),
+        "dependencies": {"broker": broker_up(), "cache": cache_up()},
+        "mail_configured": mail_configured(),
+    }
+    return render(request, "portal/sources_operator.html", context)

@@ -141,9 +141,10 @@ def test_with_the_database_unreachable_the_api_answers_503_json(site_without_dat
 
 @pytest.mark.django_db
 def test_with_redis_stopped_the_sources_page_says_so(client, site_on_own_redis):
-    assert 'id="dependencies"' not in client.get("/sources/").content.decode()
+    client.force_login(User.objects.create_user("ops", is_staff=True))  # the operator view names it
+    assert 'id="dependencies"' not in client.get("/sources/operator/").content.decode()
     site_on_own_redis.kill()
     site_on_own_redis.wait()
-    page = client.get("/sources/")
+    page = client.get("/sources/operator/")
     assert page.status_code == 200
     assert "Redis 无法连接" in page.content.decode()

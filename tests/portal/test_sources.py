@@ -1,11 +1,13 @@
-"""/sources/: per-source progress and health, the banner rule, guided-reading status, every
-configured source with its schedules, and the completeness of the last announcement days."""
+"""/sources/: each source's health in words (names in the reader's language,
+the last successful check, how fresh), the banner rule, guided-reading status
+and the completeness of the last announcement days; /sources/operator/ (staff
+only): every configured source with its schedules, counts and checkpoint."""
 
 import re
 from datetime import UTC, datetime, timedelta
 
 import pytest
-from django.utils import timezone
+from django.utils import timezone, translation
 
 from accounts.models import User
 from harvest.models import Source
@@ -44,12 +46,55 @@ def sources():
     return now
 
 
+@pytest.fixture
+def operator(client):
+    User.objects.create_user("ops", password="x", is_staff=True)
+    client.login(username="ops", password="x")
+    return client
+
+
 def row(page: str, slug: str) -> str:
     return page.split(f'data-source="{slug}"', 1)[1].split("</tr>", 1)[0]
 
 
-def test_each_source_shows_its_progress(client, sources, settings):
+def test_each_source_shows_its_health_in_words(client, sources):
     page = client.get("/sources/").content.decode()
+    arxiv = row(page, "arxiv")
+    assert "<strong>arXiv 每夜完整记录</strong>" in arxiv and "OAI-PMH" not in arxiv
+    assert "正常" in arxiv
+    assert "小时前" in arxiv and "无新内容" in arxiv  # the last success was the empty check 3 hours ago
+    assert "<code>" not in page and "until" not in page and "cron" not in page  # operators' details
+    assert "已停用" in row(page, "arxiv_api")
+    with translation.override("zh-hans"):  # the English request's language ends with it
+        english = client.get("/sources/", headers={"cookie": "django_language=en"}).content.decode()
+    assert "<strong>arXiv nightly full record</strong>" in row(english, "arxiv")
+    assert "hours ago" in row(english, "arxiv") and "working" in row(english, "arxiv")
+
+
+def test_a_source_that_missed_a_scheduled_check_reads_as_behind(client, settings):
+    settings.HARVEST_SCHEDULES = {"arxiv": "0 * * * *"}  # hourly
+    arxiv = f.source("arxiv", name="arXiv OAI-PMH")
+    f.run(arxiv, started_at=timezone.now() - timedelta(hours=5), status="ok", seen=3, new_papers=3)
+    f.run(arxiv, started_at=timezone.now() - timedelta(minutes=30), status="failed", error="HTTP 503")
+    behind = row(client.get("/sources/").content.decode(), "arxiv")
+    assert "滞后" in behind and "最近一次检查失败" in behind
+    f.run(arxiv, started_at=timezone.now() - timedelta(minutes=5), status="empty")
+    fresh = row(client.get("/sources/").content.decode(), "arxiv")
+    assert "及时" in fresh and "滞后" not in fresh
+
+
+def test_the_operator_view_is_for_staff_only(client, sources):
+    assert client.get("/sources/operator/").status_code == 302  # to sign in
+    User.objects.create_user("reader", password="x")
+    client.login(username="reader", password="x")
+    assert client.get("/sources/operator/").status_code == 302
+    assert "sources/operator" not in client.get("/sources/").content.decode()
+
+
+def test_the_operator_view_shows_each_sources_progress(operator, sources, settings):
+    client = operator
+    assert "/sources/operator/" in client.get("/sources/").content.decode()
+    page = client.get("/sources/operator/").content.decode()
     arxiv = row(page, "arxiv")
     assert "已启用" in arxiv
     assert f"<code>{settings.HARVEST_SCHEDULES['arxiv']}</code> (UTC)" in arxiv
@@ -67,12 +112,12 @@ def test_a_failed_check_says_what_stopped_it_in_words_and_raises_the_banner(clie
     page = client.get("/sources/").content.decode()
     hf = row(page, "hf_daily")
     assert "失败" in hf and 'data-problem="http"' in hf
-    assert "Hugging Face Daily Papers 返回错误\uff08HTTP 503\uff09。" in hf and "将于" in hf and "重试" in hf
+    assert "Hugging Face 每日论文 返回错误\uff08HTTP 503\uff09。" in hf and "将于" in hf and "重试" in hf
     assert "huggingface.co" not in hf  # the exception text is for operators
-    assert '<div class="banner" role="alert">部分采集异常：Hugging Face Daily Papers</div>' in page
+    assert '<div class="banner" role="alert">部分采集异常：Hugging Face 每日论文</div>' in page
     User.objects.create_user("ops", password="x", is_staff=True)
     client.login(username="ops", password="x")
-    staff = row(client.get("/sources/").content.decode(), "hf_daily")
+    staff = row(client.get("/sources/operator/").content.decode(), "hf_daily")
     assert "HTTP 503 from huggingface.co &lt;b&gt;down&lt;/b&gt;" in staff
 
 
@@ -85,11 +130,11 @@ def test_a_network_failure_reads_as_a_sentence_with_its_retry(client, sources):
         error="network error: ConnectionError: HTTPSConnectionPool(host='rss.arxiv.org'): NameResolutionError",
     )
     row_html = row(client.get("/sources/").content.decode(), "arxiv")
-    assert "无法连接 arXiv OAI-PMH\uff08网络错误\uff09。" in row_html and "NameResolutionError" not in row_html
+    assert "无法连接 arXiv 每夜完整记录\uff08网络错误\uff09。" in row_html and "NameResolutionError" not in row_html
 
 
-def test_a_disabled_source_has_no_next_run(client, sources):
-    api = row(client.get("/sources/").content.decode(), "arxiv_api")
+def test_a_disabled_source_has_no_next_run(client, operator, sources):
+    api = row(client.get("/sources/operator/").content.decode(), "arxiv_api")
     assert "已停用" in api
     assert "从未检查" in api
 
@@ -97,7 +142,10 @@ def test_a_disabled_source_has_no_next_run(client, sources):
 def test_guided_reading_status_is_included(client, sources, settings):
     settings.ANTHROPIC_API_KEY = ""
     page = client.get("/sources/").content.decode()
-    assert "未配置：未设置 ANTHROPIC_API_KEY" in page
+    assert "本站未开启 AI 导读。" in page and "ANTHROPIC_API_KEY" not in page  # instructions are for operators
+    User.objects.create_user("ops", password="x", is_staff=True)
+    client.login(username="ops", password="x")
+    assert "未配置：未设置 ANTHROPIC_API_KEY" in client.get("/sources/operator/").content.decode()
 
 
 def test_sources_page_query_count_is_fixed(client, sources, django_assert_max_num_queries):
@@ -134,15 +182,19 @@ def test_papers_waiting_longer_than_three_missed_passes_raise_an_alert(client, s
     block = search_block(client.get("/sources/").content.decode())
 
     assert '<div class="banner" role="alert">全文索引滞后' in block
-    assert "请检查 Celery worker 和 beat 是否在运行" in block
+    assert "Celery" not in block  # the instruction is the operators'
+    User.objects.create_user("ops", password="x", is_staff=True)
+    client.login(username="ops", password="x")
+    assert "请检查 Celery worker 和 beat 是否在运行" in search_block(client.get("/sources/operator/").content.decode())
+    client.logout()
     index_pending_papers()
     assert 'role="alert"' not in search_block(client.get("/sources/").content.decode())
 
 
-def test_every_configured_source_is_listed_with_all_its_schedules_before_its_first_run(client, settings):
-    page = client.get("/sources/").content.decode()
+def test_every_configured_source_is_listed_with_all_its_schedules_before_its_first_run(operator, settings):
+    page = operator.get("/sources/operator/").content.decode()
     feed = row(page, "arxiv_rss")
-    assert "arXiv announcements" in feed and "已启用" in feed and "从未检查" in feed
+    assert "arXiv 每日公告" in feed and "已启用" in feed and "从未检查" in feed
     polls = settings.ZONED_HARVEST_SCHEDULES["harvest-arxiv_rss"][1]
     for text in polls.expressions:
         assert f"<code>{text}</code> (America/New_York)" in feed
