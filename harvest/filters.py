@@ -290,9 +290,12 @@ class PaperFilterSet(django_filters.FilterSet):
 
     @property
     def error_messages(self) -> list[str]:
-        """ "name: message" for every invalid parameter."""
+        """ "label: message" for every invalid parameter, the field named as the library's form labels it."""
+        fields = self.form.fields
         return [
-            f"{name}: {message}" if name != "__all__" else str(message)
+            _("%(field)s: %(message)s") % {"field": fields[name].label if name in fields else name, "message": message}
+            if name != "__all__"
+            else str(message)
             for name, messages in self.form.errors.items()
             for message in messages
         ]

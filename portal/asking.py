@@ -61,19 +61,39 @@ class AskInputError(ValueError):
         self.status = status
 
 
+def labelled_errors(form: forms.Form, errors: dict[str, list[str]]) -> list[str]:
+    """Each field's messages, the field named as the ask form labels it."""
+    return [
+        _("%(field)s: %(message)s")
+        % {"field": form.fields[name].label if name in form.fields else name, "message": " ".join(messages)}
+        for name, messages in errors.items()
+    ]
+
+
 def may_ask(user: Any) -> bool:
     return bool(getattr(user, "is_authenticated", False) or settings.PAPERTRAIL_ASK_ANONYMOUS)
 
 
 def box_state(user: Any) -> dict[str, Any]:
-    """What the ask box needs to know (no query): whether it can answer, and if not, why."""
+    """What the ask box needs to know (no query): whether it can answer, and if
+    not, why; how to switch asking on is said to staff only."""
+    signed_in = bool(getattr(user, "is_authenticated", False))
+    missing = operator_hint = ""
     if not is_configured():
-        missing = _("Asking needs an Anthropic API key: the operator sets ANTHROPIC_API_KEY.")
+        missing = _("AI Q&A is not switched on.")
+        if getattr(user, "is_staff", False):
+            operator_hint = _(
+                "To switch it on, set ANTHROPIC_API_KEY in the site's environment and restart the web server "
+                "and the worker (docs/ask.md)."
+            )
     elif not may_ask(user):
         missing = _("Sign in to ask the library.")
-    else:
-        missing = ""
-    return {"ask_missing": missing, "ask_signed_in": bool(getattr(user, "is_authenticated", False))}
+    return {
+        "ask_missing": missing,
+        "ask_operator_hint": operator_hint,
+        "ask_needs_sign_in": bool(missing) and is_configured() and not signed_in,
+        "ask_signed_in": signed_in,
+    }
 
 
 def question_from(user: Any, data: dict[str, Any]) -> Question:
@@ -139,7 +159,7 @@ REFUSAL_STATUS = {
 
 def refusal_message(refused: AskRefused) -> str:
     messages = {
-        "not_configured": _("Asking needs an Anthropic API key: the operator sets ANTHROPIC_API_KEY."),
+        "not_configured": _("AI Q&A is not switched on."),
         "paused": _("AI answers are paused by the site: %(reason)s") % {"reason": refused.detail},
         "budget": _("Today's AI budget is spent, sorry. Ask again tomorrow (Beijing time)."),
         "unavailable": _("The AI service cannot be reached just now. Try again in a few minutes."),

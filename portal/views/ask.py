@@ -21,7 +21,16 @@ from digests.ask.services import AskRefused, ask_delete
 from digests.models import Ask
 from harvest.models import Paper
 from portal.api.throttling import ask_wait
-from portal.asking import REFUSAL_STATUS, AskForm, AskInputError, answer, box_state, may_ask, refusal_message
+from portal.asking import (
+    REFUSAL_STATUS,
+    AskForm,
+    AskInputError,
+    answer,
+    box_state,
+    labelled_errors,
+    may_ask,
+    refusal_message,
+)
 from portal.selectors import attach_records, paper_cards
 
 
@@ -42,7 +51,7 @@ def ask(request: HttpRequest) -> HttpResponse:
     if not may_ask(request.user):
         return _render(request, "portal/ask.html", {"form": form, "errors": [_("Sign in to ask the library.")]}, 403)
     if not form.is_valid():
-        errors = [f"{name}: {' '.join(messages)}" for name, messages in form.errors.items()]
+        errors = labelled_errors(form, form.errors)
         return _render(request, "portal/ask.html", {"form": form, "errors": errors}, 400)
     wait = ask_wait(request)
     if wait is not None:
@@ -53,7 +62,7 @@ def ask(request: HttpRequest) -> HttpResponse:
     try:
         asked = answer(request.user, form.cleaned_data)
     except AskInputError as exc:
-        errors = [f"{name}: {' '.join(messages)}" for name, messages in exc.errors.items()]
+        errors = labelled_errors(form, exc.errors)
         return _render(request, "portal/ask.html", {"form": form, "errors": errors}, exc.status)
     except AskRefused as exc:
         response = _render(

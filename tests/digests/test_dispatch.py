@@ -93,7 +93,7 @@ def test_without_a_key_nothing_is_created_called_or_shown(fake_anthropic, publis
     status = llm_status()
     assert status["configured"] is False and "ANTHROPIC_API_KEY" in status["reason"]
     html = render_to_string("digests/_reading.html", {"reading": None})
-    assert "未配置 ANTHROPIC_API_KEY" in html
+    assert "本站未开启 AI 导读" in html and "ANTHROPIC_API_KEY" not in html  # readers get no operator instructions
     assert "未配置" in render_to_string("digests/_llm_status.html", {"llm_status": status})
     assert fake_anthropic.requests == []
 

@@ -40,10 +40,17 @@ def test_the_box_is_on_the_overview_the_library_and_the_trail(name, reader_clien
     assert f'<option value="{chosen}" selected>' in page
 
 
-def test_without_a_key_the_box_says_what_is_missing(reader_client, settings):
+def test_without_a_key_the_box_says_it_is_off_and_only_staff_read_how_to_switch_it_on(client, reader_client, settings):
     settings.ANTHROPIC_API_KEY = ""
-    page = reader_client.get(reverse("portal:overview")).content.decode()
-    assert "data-ask-missing" in page and "ANTHROPIC_API_KEY" in page and 'name="question"' not in page
+    for visitor in (client, reader_client):
+        page = visitor.get(reverse("portal:overview")).content.decode()
+        missing = page.split("data-ask-missing>", 1)[1].split("</p>", 1)[0]
+        assert missing == "AI 问答未开启" and 'name="question"' not in page
+        assert "ANTHROPIC_API_KEY" not in page
+    User.objects.create_user("ops", password="x", is_staff=True)
+    client.login(username="ops", password="x")
+    page = client.get(reverse("portal:overview")).content.decode()
+    assert "data-ask-operator" in page and "ANTHROPIC_API_KEY" in page
 
 
 def test_a_visitor_is_asked_to_sign_in_unless_asking_is_open(client, fake_llm, library, settings):

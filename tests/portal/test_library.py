@@ -194,18 +194,18 @@ def test_choices_stay_in_the_page_links(client, library):
 @pytest.mark.parametrize(
     ("query", "message"),
     [
-        ("ai=banana", "ai: 请用 1（是）或 0（否）。"),
-        ("sort=popularity", "sort:"),
-        ("since=yesterday", "since:"),
-        ("since=2026-10-09&until=2026-10-01", "until: 时间范围的结束早于开始"),
+        ("ai=banana", "仅 AI 相关：请用 1（是）或 0（否）。"),
+        ("sort=popularity", "排序："),
+        ("since=yesterday", "起始日期（北京时间）：请输入有效日期。"),
+        ("since=2026-10-09&until=2026-10-01", "结束日期（北京时间）：时间范围的结束早于开始"),
         ("category=%3Cscript%3E", "&lt;script&gt; 不是 arXiv 分类代码"),
-        ("days=0", "days:"),
+        ("days=0", "最近 N 天："),
         ("size=7", "size：每页篇数只能是 10, 20, 50, 100 之一。"),
         ("cursor=not-a-cursor", "cursor：这个翻页链接已损坏"),
-        ("q=" + "x" * 201, "q:"),
-        ("revised=2", "revised:"),
-        ("until=9999-12-31", "until:"),
-        ("since=0001-01-01", "since:"),
+        ("q=" + "x" * 201, "搜索："),
+        ("revised=2", "有修订："),
+        ("until=9999-12-31", "结束日期（北京时间）："),
+        ("since=0001-01-01", "起始日期（北京时间）："),
     ],
 )
 def test_a_bad_parameter_is_a_readable_400_never_a_server_error(client, library, query, message):
@@ -236,7 +236,8 @@ def test_filterset_is_reusable_outside_the_page():
     assert [p.arxiv_id for p in filterset.qs] == ["2611.00201"]
     bad = PaperFilterSet(QueryDict("category=CS&days=x"))
     assert not bad.is_valid()
-    assert {message.split(":")[0] for message in bad.error_messages} == {"category", "days"}
+    # Each field named as the form labels it.
+    assert {message.split("：")[0] for message in bad.error_messages} == {"分类", "最近 N 天"}
 
 
 @pytest.mark.parametrize("size", [10, 100])
