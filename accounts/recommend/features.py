@@ -27,6 +27,8 @@ CATEGORY_WEIGHT = 0.6
 
 _WORD = re.compile(r"(?u)\b[^\W\d_][\w\-]+\b")
 _TEX = re.compile(r"\$[^$]*\$|\\[a-zA-Z]+")
+# A word as written, with a trailing hyphen when the text breaks it there.
+_WRITTEN = re.compile(r"(?u)[^\W\d_][\w\-]*")
 
 
 @dataclass(frozen=True)
@@ -110,12 +112,34 @@ def term_index(term: str) -> int:
     return abs(value) % N_FEATURES
 
 
+def written_forms(paper: PaperText) -> dict[str, str]:
+    """Each lower-cased word of the title and abstract as the paper first
+    writes it ("LLMs" for "llms"); a word it writes only before a hyphen (the
+    "uni-" of "uni- and multimodal") maps to "": it is no word to show."""
+    forms: dict[str, str] = {}
+    for found in _WRITTEN.finditer(_TEX.sub(" ", f"{paper.title}\n{paper.abstract}")):
+        word = found.group(0)
+        if word.endswith("-"):
+            forms.setdefault(word.rstrip("-").lower(), "")
+        elif not forms.get(word.lower()):
+            forms[word.lower()] = word
+    return forms
+
+
+def as_written(term: str, forms: dict[str, str]) -> str:
+    """A text term in the paper's own spelling, "" if any of its words is only a hyphenated prefix."""
+    shown = [forms.get(word, word) for word in term.split(" ")]
+    return "" if "" in shown else " ".join(shown)
+
+
 def readable_terms(paper: PaperText) -> dict[int, str]:
     """Column -> the term as a reader would recognise it (a word or a pair of
-    words, a category code, an author's name as the paper gives it)."""
+    words as the paper writes them, a category code, an author's name as the
+    paper gives it); "" for a column no word explains."""
     found: dict[int, str] = {}
+    forms = written_forms(paper)
     for term in text_terms(paper):
-        found.setdefault(term_index(term), term)
+        found.setdefault(term_index(term), as_written(term, forms))
     for code in paper.categories:
         found.setdefault(term_index(f"category:{code}"), code)
     if paper.categories:
