@@ -100,6 +100,9 @@ def day_chart(points: list[DayPoint]) -> SafeString:
     for the exact numbers and a caption that names the scale."""
     if not points:
         return SafeString("")
+    counted = [point for point in points if point.papers or point.revisions]
+    if len(counted) < 2:  # one bar is no trend: say it in words
+        return format_html('<p class="note" data-chart-words>{}</p>', _chart_in_words(counted, days=len(points)))
     peak = max(max(p.papers, p.revisions) for p in points) or 1
     slot = _CHART_WIDTH / len(points)
     bar = max(1.0, slot * 0.38)
@@ -154,6 +157,21 @@ def day_chart(points: list[DayPoint]) -> SafeString:
         rects=rects,
         ticks=ticks,
     )
+
+
+def _chart_in_words(counted: list[DayPoint], *, days: int) -> str:
+    if not counted:
+        return _("Nothing was included or revised in the last %(days)d days.") % {"days": days}
+    [point] = counted
+    return _(
+        "In the last %(days)d days everything came on one day, %(day)s (Beijing time): %(papers)s new papers "
+        "and %(revisions)s revisions; the daily chart appears once there are two days to compare."
+    ) % {
+        "days": days,
+        "day": f"{point.day:%Y-%m-%d}",
+        "papers": f"{point.papers:,}",
+        "revisions": f"{point.revisions:,}",
+    }
 
 
 @register.filter

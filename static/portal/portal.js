@@ -1,7 +1,7 @@
 /* PaperTrail portal: TeX in titles and abstracts rendered by KaTeX (trust off:
    no \href, \url or \includegraphics links or HTML), re-run on htmx swaps; GET
    filter forms leave empty fields out of the URL; the picks page counts the
-   papers chosen and stops at its maximum. No inline script anywhere. */
+   papers chosen and stops at its maximum; copy buttons copy. No inline script anywhere. */
 (function () {
   "use strict";
 
@@ -96,6 +96,17 @@
     for (var i = 0; i < forms.length; i += 1) {
       countPicks(forms[i]);
     }
+  });
+  // A private feed's address: a button copies it, and says so in its own words.
+  document.addEventListener("click", function (event) {
+    var button = event.target.closest ? event.target.closest("button[data-copy]") : null;
+    if (!button || !navigator.clipboard) {
+      return;
+    }
+    navigator.clipboard.writeText(button.getAttribute("data-copy")).then(function () {
+      button.textContent = button.getAttribute("data-copied");
+      button.setAttribute("data-done", "");
+    });
   });
   window.addEventListener("pageshow", function () {
     var fields = document.querySelectorAll("form[data-compact-query] [disabled]");

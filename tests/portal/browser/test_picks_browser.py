@@ -22,16 +22,16 @@ pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 TEXTS = {
     "zh-hans": {
         "link": "从当天的论文中挑选最多十篇",
-        "none": "已选 0 篇（最多 10 篇）",
-        "three": "已选 3 篇（最多 10 篇）",
-        "ten": "已选 10 篇（最多 10 篇）",
+        "none": "本次已选 0 篇（最多 10 篇）",
+        "three": "本次已选 3 篇（最多 10 篇）",
+        "ten": "本次已选 10 篇（最多 10 篇）",
         "done": "你挑选了 10 篇论文",
     },
     "en": {
         "link": "pick up to ten papers of the day",
-        "none": "0 of 10 chosen",
-        "three": "3 of 10 chosen",
-        "ten": "10 of 10 chosen",
+        "none": "0 of 10 chosen now",
+        "three": "3 of 10 chosen now",
+        "ten": "10 of 10 chosen now",
         "done": "You picked 10 papers",
     },
 }
