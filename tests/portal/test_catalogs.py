@@ -79,3 +79,6 @@ def test_allauths_texts_that_reach_readers_say_you_as_the_site_does():
     assert compiled.gettext("You have signed out.") == "你已退出登录。"
     assert compiled.gettext("Verify Your Email Address") == "验证你的电子邮件地址"
     assert "您" not in compiled.gettext("The username and/or password you specified are not correct.")
+    # The mails' greeting reads as a sentence around the site's name (allauth's said "来自研踪 PaperTrail的 Hello!").
+    greeting = compiled.gettext("Hello from %(site_name)s!") % {"site_name": "研踪 PaperTrail"}
+    assert greeting == "你好，这里是研踪 PaperTrail！"
