@@ -178,7 +178,7 @@ def test_a_query_follows_reason_has_one_pair_of_quotes_and_feeds_are_links(live_
         page.goto(f"{base}/trail/")
         reason = page.locator(".trail-why li[data-follow]").first.inner_text()
         assert '"large language model" testing' in reason
-        assert "“\"" not in reason and "\"”" not in reason
+        assert '“"' not in reason and '"”' not in reason
         page.goto(f"{base}/me/")
         feed = page.locator("#feed-urls a[data-feed-url]").first
         url = feed.get_attribute("href")
