@@ -16,6 +16,7 @@ from django.urls import reverse
 from django.utils.cache import add_never_cache_headers
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 from django.views.decorators.http import require_GET, require_POST
 
 from accounts.records.models import Record, Tag
@@ -105,12 +106,26 @@ def record_save_view(request: HttpRequest, arxiv_id: str) -> HttpResponse:
     return response
 
 
+# The list's filters as its form labels them, to name a refused one.
+RECORD_FILTER_LABELS = {
+    "q": gettext_lazy("Search my notes, titles and abstracts"),
+    "tag": gettext_lazy("Tag"),
+    "state": gettext_lazy("Reading state"),
+    "category": gettext_lazy("Category"),
+    "sort": gettext_lazy("Sort by"),
+    "page": gettext_lazy("Pages"),
+}
+
+
 @login_required
 @require_GET
 def records(request: HttpRequest) -> HttpResponse:
     counts = record_counts(user=request.user)
     filters, page, refused = record_filters_from(request.GET, counts.by_tag)
-    errors = [f"{name}: {message}" for name, message in refused.items()]
+    errors = [
+        _("%(field)s: %(message)s") % {"field": RECORD_FILTER_LABELS.get(name, name), "message": message}
+        for name, message in refused.items()
+    ]
     context: dict[str, Any] = {
         "counts": counts,
         "filters": filters,

@@ -156,9 +156,11 @@ def test_records_page_filters_sorts_counts_and_pages(reader_client, reader, libr
     assert entries(reader_client.get("/records/?category=cs.CL")) == ["2611.30000"]
     assert entries(reader_client.get("/records/?q=longformer")) == ["2611.30000"]
     assert entries(reader_client.get("/records/?sort=title&size=20"))[0] == "2611.00001"
+    labels = {"tag": "标签", "state": "阅读状态", "sort": "排序", "page": "翻页", "category": "类别"}
+    labels["q"] = "搜索我的笔记、标题和摘要"
     for query, field in BAD_FILTERS:
         bad = reader_client.get(f"/records/?{query}")
-        assert bad.status_code == 400 and f"{field}: " in bad.content.decode()
+        assert bad.status_code == 400 and f"{labels[field]}：" in bad.content.decode()  # as the form labels it
     assert Client().get("/records/").status_code == 302
 
 

@@ -20,13 +20,13 @@ TEXTS = {
         "overview": ["全站更新概况", "统计口径与数据新鲜度", "已收录论文", "浏览论文库", "北京时间"],
         "library": ["找到 1 篇论文 · 按相关度排序", "摘要与 AI 导读", "修订 · v3"],
         "paper": ["共 3 个版本", "v1 → v2 的改动", "arXiv 摘要页", "Hugging Face 社区信号"],
-        "sources": ["各信源进度", "arXiv OAI-PMH", "部分采集异常", "下次运行"],
+        "sources": ["各信源进度", "arXiv 每夜完整记录", "部分采集异常", "下次检查"],
     },
     "en": {
         "overview": ["Site-wide update overview", "How things are counted", "papers in the library", "Beijing time"],
         "library": ["Found 1 paper · sorted by relevance", "Abstract and AI guided reading", "Revision · v3"],
         "paper": ["3 versions", "What changed from v1 to v2", "arXiv abstract page", "Hugging Face community signals"],
-        "sources": ["Progress of each source", "arXiv OAI-PMH", "Some sources are failing", "Next run"],
+        "sources": ["Progress of each source", "arXiv nightly full record", "Some sources are failing", "Next check"],
     },
 }
 
@@ -171,6 +171,6 @@ def test_library_filters_are_chosen_in_the_form_and_kept_in_the_url(live_server,
         assert "author=" not in page.url  # empty fields stay out of the URL
         assert page.locator("article.paper-card").count() == 1
         page.goto(f"{live_server.url}/papers/?ai=maybe")
-        assert "ai: 请用 1（是）或 0（否）。" in visible_text(page)
+        assert "仅 AI 相关：请用 1（是）或 0（否）。" in visible_text(page)
     assert [e for e in watch.console_errors if "400" not in e] == []
     assert watch.outside_requests == []
