@@ -9,7 +9,8 @@ from django.template.loader import render_to_string
 from django.utils import timezone, translation
 
 from portal.stats import overview_stats
-from portal.templatetags.portal import bjt
+from portal.stats.chart import DayPoint
+from portal.templatetags.portal import bjt, day_chart
 from tests import factories as f
 from tests.portal.test_library import ids_on
 
@@ -172,3 +173,25 @@ def test_the_latest_arxiv_scan_counts_the_announcement_feed(client, site):
     f.run(feed, started_at=checked - timedelta(seconds=20), finished_at=checked, status="empty")
     page = client.get("/").content.decode()
     assert f'<span data-fresh="last_arxiv_scan">{bjt(checked)}</span>' in page
+
+
+def test_new_papers_in_a_window_without_an_announcement_are_said_to_come_from_the_record(db):
+    saturday = datetime(2026, 11, 14, 2, 0, tzinfo=UTC)  # Saturday 10:00 Beijing
+    f.store(f.record("2611.00301"), f.record("2611.00302"), at=saturday - timedelta(hours=1))
+    html = numbers_at(saturday)
+    assert 'data-stat="new_papers"><strong>+2</strong>' in html
+    assert "来自 arXiv 完整记录或回填" in html and "并非采集异常" not in html  # never "few is normal" beside many
+
+
+def test_without_a_finished_scan_the_overview_says_so_in_words(db):
+    html = numbers_at(f.NOW)
+    assert '<span data-fresh="last_arxiv_scan">尚未完成任何扫描</span>' in html
+
+
+def test_a_chart_of_one_day_is_said_in_words(db):
+    one_day = [DayPoint(date(2026, 11, 1) + timedelta(days=n), 344 if n == 29 else 0, 0) for n in range(30)]
+    with translation.override("zh-hans"):
+        words = str(day_chart(one_day))
+        drawn = str(day_chart([*one_day[:-2], DayPoint(date(2026, 11, 29), 5, 1), one_day[-1]]))
+    assert "<svg" not in words and "data-chart-words" in words and "2026-11-30" in words and "344" in words
+    assert drawn.startswith("<svg")
