@@ -10,6 +10,7 @@ from django.utils.timesince import timesince, timeuntil
 from django.utils.translation import gettext_lazy as _
 
 from harvest.models import Source
+from harvest.sources.registry import SOURCES
 
 register = template.Library()
 
@@ -21,9 +22,18 @@ SOURCE_LABELS = {
 }
 
 
+_SLUG_OF_NAME = {source_class.name: slug for slug, source_class in SOURCES.items()}
+
+
 @register.filter
 def source_label(source: Source) -> str:
     return str(SOURCE_LABELS.get(source.slug, source.name))
+
+
+@register.filter
+def source_labels(names: list[str]) -> str:
+    """Stored source names (the overview's failing sources) as the reader reads them, comma-separated."""
+    return str(_(", ")).join(str(SOURCE_LABELS.get(_SLUG_OF_NAME.get(name, ""), name)) for name in names)
 
 
 @register.filter

@@ -87,10 +87,11 @@ def test_overview_in_english_after_switching_language(client, site):
 
 
 def test_banner_while_an_enabled_source_latest_check_failed(client, site):
-    hf = f.source("hf_daily", name="Hugging Face")
+    hf = f.source("hf_daily", name="Hugging Face Daily Papers")
     f.run(hf, started_at=timezone.now() - timedelta(minutes=5), status="failed", error="timeout")
     page = client.get("/").content.decode()
-    assert '<a class="banner" role="alert" href="/sources/">部分采集异常 — Hugging Face' in page
+    # The source named as the sources page names it, in the page's language.
+    assert '<a class="banner" role="alert" href="/sources/">部分采集异常 — Hugging Face 每日论文 ·' in page
 
 
 def test_numbers_fragment_is_polled_every_minute(client, site):
