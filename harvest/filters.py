@@ -82,7 +82,8 @@ LATEST_DATE = date(2999, 12, 31)
 MAX_CATEGORIES = 20
 MAX_QUERY_LENGTH = 200
 CATEGORY_CODE = re.compile(r"^[a-z][a-z\-]{0,15}(\.[A-Za-z][A-Za-z\-]{0,15})?$")
-_SEPARATORS = re.compile(r"[\s,]+")
+# What separates the values of a list parameter (`cs.CL, cs.LG`) and the words of a query.
+SEPARATORS = re.compile(r"[\s,]+")
 
 
 def not_a_category_code(value: str) -> str:
@@ -136,7 +137,7 @@ class CategoryListField(forms.Field):
         values = value if isinstance(value, list | tuple) else [value]
         codes: list[str] = []
         for item in values:
-            for code in _SEPARATORS.split(str(item or "")):
+            for code in SEPARATORS.split(str(item or "")):
                 if code and code not in codes:
                     codes.append(code)
         return codes

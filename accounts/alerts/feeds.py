@@ -14,10 +14,10 @@ from zoneinfo import ZoneInfo
 from accounts.alerts.models import AlertSettings
 from accounts.follows.models import Follow
 from accounts.models import User
-from accounts.recommend.scoring import window_start
-from accounts.recommend.trail_order import UNSCORED, paper_scores
-from accounts.trail.composition import CardFilter, cards_page
-from accounts.trail.readers import Reader
+from accounts.recommend.selectors import paper_scores, window_start
+from accounts.recommend.types import UNSCORED
+from accounts.trail.selectors import trail_cards_page
+from accounts.trail.types import CardFilter
 from digests.selectors import readings_for_versions
 from harvest.models import Paper
 
@@ -62,7 +62,7 @@ def feed_user(*, secret: str) -> User | None:
 def _rows(user: User, follow: Follow | None, size: int) -> list[tuple]:
     """(paper id, version id, version number, kind, event time), newest first."""
     where = CardFilter(follow_id=follow.pk if follow is not None else None)
-    cards = cards_page(Reader.of(user.pk), where, size=size)
+    cards = trail_cards_page(user_id=user.pk, where=where, size=size)
     return [(card.paper_id, card.version_id, card.version_number, card.kind, card.event_at) for card in cards]
 
 

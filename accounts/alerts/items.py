@@ -17,13 +17,12 @@ from django.urls import reverse
 
 from accounts.alerts.links import absolute, rating_url, unsubscribe_url
 from accounts.alerts.models import AlertMail, AlertMailItem
-from accounts.follows.matching import NEW, REVISION
 from accounts.follows.models import Follow
+from accounts.follows.types import NEW, REVISION
 from accounts.models import User
-from accounts.recommend.scoring import window_start
-from accounts.recommend.trail_order import scores_of_users
-from accounts.trail.composition import CardFilter, window_cards
-from accounts.trail.readers import Reader
+from accounts.recommend.selectors import scores_of_users, window_start
+from accounts.trail.selectors import trail_window_cards
+from accounts.trail.types import CardFilter
 from digests.selectors import readings_for_versions
 from harvest.models import Paper, Version
 
@@ -74,7 +73,7 @@ def candidate_items(mails: list[AlertMail], frequency: str, now: datetime) -> di
     for mail in mails:
         if not follows[mail.user_id]:
             continue
-        cards = window_cards(Reader.of(mail.user_id), since[mail.user_id], now, CardFilter())
+        cards = trail_window_cards(user_id=mail.user_id, since=since[mail.user_id], until=now, where=CardFilter())
         for card in cards:
             matched = sorted(card.follow_ids & follows[mail.user_id])
             if matched:

@@ -1,12 +1,7 @@
 from django.contrib import admin
 
 from accounts.follows.models import Exclusion, Follow
-
-
-class ReadMostlyAdmin(admin.ModelAdmin):
-    # The follows' and trail's tables are large: no full counts under the change lists.
-    show_full_result_count = False
-    list_per_page = 50
+from accounts.shared.admin import ReadMostlyAdmin
 
 
 @admin.register(Follow)

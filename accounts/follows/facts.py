@@ -12,7 +12,7 @@ from django.db import connection
 
 from accounts.follows import tsquery
 from accounts.follows.matching import NEW, REVISION, PaperFacts
-from harvest.filters import _SEPARATORS, PaperFilterSet
+from harvest.filters import SEPARATORS, PaperFilterSet
 from harvest.keyword_search import MAX_QUERY_WORDS
 from harvest.models import Paper, Version
 from harvest.search_index import SEARCH_VECTOR_SQL
@@ -55,7 +55,7 @@ def compile_query(text: str) -> dict[str, Any]:
     the library's fallback looks for. `tree`/`words` empty: nothing to search."""
     text = text.strip()
     if not is_fulltext():
-        words = [word.strip('"') for word in _SEPARATORS.split(text) if word.strip('"')][:MAX_QUERY_WORDS]
+        words = [word.strip('"') for word in SEPARATORS.split(text) if word.strip('"')][:MAX_QUERY_WORDS]
         return {"q": text, "words": words}
     with connection.cursor() as cursor:
         cursor.execute("SELECT websearch_to_tsquery('english'::regconfig, %s)::text", [text])

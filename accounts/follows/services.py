@@ -3,10 +3,12 @@ new or edited follow starting anew with its back-fill over the last
 PAPERTRAIL_FOLLOW_BACKFILL_DAYS days, the unread cards a new exclusion takes
 away, the reader's stored counts gone stale) is the trail's to do:
 these writes announce each change (accounts.follows.signals), in the same
-transaction."""
+transaction, and the trail answers with one call, `follow_matching_start`,
+which returns what the follow's back-fill matched."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -18,8 +20,12 @@ from django.utils.translation import gettext as _
 
 from accounts.follows import signals
 from accounts.follows.definition import FollowDefinition
+from accounts.follows.matching import ExclusionSpec, FollowRules, FollowSpec, Hit, match_follows
 from accounts.follows.models import Exclusion, Follow
+from accounts.follows.selectors import day_index
+from accounts.follows.window import candidate_papers
 from accounts.models import User
+from harvest.models import Version
 
 MATCHING_FIELDS = ("kind", "compiled", "include_cross_lists", "include_revisions", "muted")
 
@@ -69,7 +75,6 @@ def follow_create(
     clean_name = _clean_name(definition.default_name() if name is None else name)
     # The user's row is the lock that keeps two concurrent creations under the limit.
     User.objects.select_for_update().filter(pk=user.pk).first()
-    signals.follows_changing.send(sender=Follow, user=user)
     limit = max_follows()
     if Follow.objects.filter(user=user).count() >= limit:
         raise ValidationError({"follows": _("At most %(limit)d follows; remove one first.") % {"limit": limit}})
@@ -124,8 +129,6 @@ def follow_update(
         follow.delivery = _delivery(delivery)
     follow.updated_at = now
     rematch = tuple(getattr(follow, f) for f in MATCHING_FIELDS) != before
-    if rematch:
-        signals.follows_changing.send(sender=Follow, user=follow.user)
     follow.save()
     if rematch:
         signals.follow_matching_changed.send(
@@ -176,3 +179,27 @@ def exclusion_delete(*, user: User, exclusion_id: int) -> bool:
     signals.follows_changing.send(sender=Exclusion, user=user)
     deleted, _ = Exclusion.objects.filter(user=user, pk=exclusion_id).delete()
     return bool(deleted)
+
+
+def follow_matching_start(*, follow: Follow, after_match_id: int, since: datetime) -> Iterator[Hit]:
+    """A new or edited follow starts: its definition's matches count from
+    after `after_match_id` (the trail's newest), and what it would have
+    matched since `since` (its back-fill) is returned for the trail to keep,
+    under the follow's switches and its reader's exclusions; nothing for a
+    muted follow."""
+    follow.matched_after = after_match_id
+    Follow.objects.filter(pk=follow.pk).update(matched_after=after_match_id)
+    if follow.muted:
+        return iter(())
+    papers = candidate_papers(
+        follow.kind, follow.compiled, cross_lists=follow.include_cross_lists, since=since, revisions=True
+    )
+    versions = Version.objects.filter(discovered_at__gte=since, paper_id__in=papers.values("id"))
+    index = day_index(versions.values_list("id", flat=True))
+    rules = FollowRules.of(follow.include_cross_lists, follow.include_revisions, follow.rejected_paper_ids)
+    spec = FollowSpec(follow.pk, follow.user_id, follow.kind, follow.compiled, rules)
+    exclusions = [
+        ExclusionSpec(kind, compiled)
+        for kind, compiled in Exclusion.objects.filter(user_id=follow.user_id).values_list("kind", "compiled")
+    ]
+    return match_follows(index, [spec], {follow.user_id: exclusions})

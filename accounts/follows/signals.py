@@ -4,11 +4,12 @@ receivers run in it: a change and its cards commit together."""
 
 from django.dispatch import Signal
 
-# The user's follows or exclusions are about to change (`user`): the trail
-# takes its writers' lock, so the change falls between two batches' matching.
+# The user's exclusions are about to change (`user`): the trail takes its
+# writers' lock, so the change falls between two batches' matching.
 follows_changing = Signal()
 # What a follow matches is new (`follow`, `created`, `since`: the start of its
-# back-fill window); an edited follow's unread reasons are stale.
+# back-fill window); an edited follow's unread reasons are stale. The trail
+# takes its writers' lock and starts the follow (services.follow_matching_start).
 follow_matching_changed = Signal()
 # A follow is about to be deleted (`follow`).
 follow_deleting = Signal()

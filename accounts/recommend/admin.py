@@ -1,7 +1,7 @@
 from django.contrib import admin
 
-from accounts.follows.admin import ReadMostlyAdmin
 from accounts.recommend.models import Rating
+from accounts.shared.admin import ReadMostlyAdmin
 
 
 @admin.register(Rating)

@@ -1,5 +1,7 @@
 """Reads of recommendations for the tab, the API and the alert, and of the
-user's ratings (thumbs up / down) for cards and the API."""
+user's ratings (thumbs up / down) for cards and the API; the picks page's
+offer (picks.py), the trail "for you" and the score sheets' scores
+(trail_order.py), listed here as recommend's face."""
 
 from __future__ import annotations
 
@@ -12,10 +14,32 @@ from django.db.models import Exists, OuterRef, QuerySet
 
 from accounts.models import User
 from accounts.recommend.models import NotInterested, Rating, Recommendation, RecommenderProfile
+from accounts.recommend.picks import pick_day, pick_page
 from accounts.recommend.scoring import window_start
+from accounts.recommend.trail_order import decode_rank_cursor, for_you_page, paper_scores, ranking_seed, scores_of_users
 from accounts.records.models import Record, Tag
 from accounts.trail.selectors import trail_dismissed_papers, trail_papers
 from harvest.models import Paper
+
+__all__ = [
+    "Neighbour",
+    "RecommendationEntry",
+    "RecommenderStatus",
+    "decode_rank_cursor",
+    "for_you_page",
+    "paper_scores",
+    "pick_day",
+    "pick_page",
+    "ranking_seed",
+    "rating_get",
+    "rating_list",
+    "ratings_for_papers",
+    "recommendation_get",
+    "recommendations_for_user",
+    "recommender_status",
+    "scores_of_users",
+    "window_start",
+]
 
 
 @dataclass

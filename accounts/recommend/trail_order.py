@@ -19,16 +19,14 @@ from accounts.recommend.features import vectorize
 from accounts.recommend.models import Rating, RecommenderModel, RecommenderProfile, ScoreSheet
 from accounts.recommend.training import load
 from accounts.records.models import Record
+from accounts.shared.cursors import InvalidCursor, pack_cursor, unpack_cursor
 from accounts.trail.selectors import (
     MAX_PAGE,
-    InvalidCursor,
     TrailEntry,
     TrailPage,
-    pack_cursor,
     trail_card_times,
     trail_entries,
     trail_newest_time,
-    unpack_cursor,
 )
 from harvest.models import Paper
 

@@ -12,13 +12,13 @@ from django.db.models import Count, QuerySet
 from django.db.models.functions import Lower
 from django.utils import timezone
 
-from accounts.follows.models import Exclusion, Follow
+from accounts.follows.selectors import exclusion_list, follow_list
 from accounts.models import User
 from accounts.records.files import ExportItem, bibtex, csljson, ris
 from accounts.records.models import Record, RecordTag, Tag
-from accounts.trail.composition import CardFilter, all_cards
 from accounts.trail.models import TrailState
-from accounts.trail.readers import Reader
+from accounts.trail.selectors import trail_cards
+from accounts.trail.types import CardFilter
 from harvest.models import Paper
 
 CITATION_FORMATS = {"bibtex": bibtex.write, "ris": ris.write, "csljson": csljson.write}
@@ -178,7 +178,7 @@ def export_data(*, user: User, tag: Tag | None = None, arxiv_ids: Iterable[str] 
         "follows": _follow_rows(user),
         "exclusions": [
             {"kind": row.kind, "value": row.value, "created_at": _when(row.created_at)}
-            for row in Exclusion.objects.filter(user=user).order_by("id")
+            for row in exclusion_list(user=user)
         ],
         "trail": _trail_rows(user),
     }
@@ -195,7 +195,7 @@ def _tag_rows(user: User) -> list[dict]:
 
 
 def _follow_rows(user: User) -> list[dict]:
-    follows = list(Follow.objects.filter(user=user).order_by("id"))
+    follows = follow_list(user=user)
     rejected = {pk for follow in follows for pk in follow.rejected_paper_ids or []}
     ids = dict(Paper.objects.filter(pk__in=rejected).values_list("pk", "arxiv_id")) if rejected else {}
     return [
@@ -216,7 +216,7 @@ def _follow_rows(user: User) -> list[dict]:
 
 
 def _trail_rows(user: User) -> list[dict]:
-    cards = all_cards(Reader.of(user.pk), CardFilter(dismissed=True))
+    cards = trail_cards(user_id=user.pk, where=CardFilter(dismissed=True))
     papers = dict(Paper.objects.filter(pk__in=[card.paper_id for card in cards]).values_list("id", "arxiv_id"))
     states = {
         paper_id: (read_at, dismissed_at)

@@ -6,8 +6,8 @@ from __future__ import annotations
 from django.dispatch import receiver
 
 from accounts.records.revisions import record_revisions_to_trail
-from accounts.trail.lock import TrailWriteResult
 from accounts.trail.signals import versions_matched
+from accounts.trail.types import TrailWriteResult
 
 
 @receiver(versions_matched, dispatch_uid="records.versions_matched")

@@ -8,11 +8,11 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from accounts.follows.matching import REVISION, Hit, PaperFacts
+from accounts.follows.types import REVISION, Hit, PaperFacts
 from accounts.records.models import Record
 from accounts.records.services import records_refresh_papers
-from accounts.trail.lock import TrailWriteResult
-from accounts.trail.reader_matches import reader_matches_add
+from accounts.trail.services import reader_matches_add
+from accounts.trail.types import TrailWriteResult
 
 CHUNK = 1000
 

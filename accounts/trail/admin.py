@@ -1,6 +1,6 @@
 from django.contrib import admin
 
-from accounts.follows.admin import ReadMostlyAdmin
+from accounts.shared.admin import ReadMostlyAdmin
 from accounts.trail.models import ReaderMatch, TrailState
 
 

@@ -28,7 +28,7 @@ from typing import NamedTuple
 from django.db import connection
 from django.utils import timezone
 
-from accounts.follows.matching import NEW, REVISION
+from accounts.follows.types import NEW, REVISION
 from accounts.trail.models import DefinitionMatch, ReaderMatch, TrailReadMark, TrailState
 from accounts.trail.reader_sql import papers_in_order
 from accounts.trail.readers import Reader

@@ -18,9 +18,8 @@ from typing import Any
 from django.db import connection, transaction
 from django.utils import timezone
 
-from accounts.follows.definition import FollowDefinition
-from accounts.follows.matching import DayIndex
-from accounts.follows.models import Exclusion, Follow
+from accounts.follows.selectors import definition_hits, follow_definitions
+from accounts.follows.types import DayIndex
 from accounts.trail.lock import lock_trail
 from accounts.trail.models import DefinitionMatch
 
@@ -35,46 +34,9 @@ def newest_match_id() -> int:
     return DefinitionMatch.objects.order_by("-id").values_list("id", flat=True).first() or 0
 
 
-def follow_definitions(*, topics: bool = False) -> Iterator[tuple[int, str, Mapping[str, Any]]]:
-    """(key, kind, compiled) of every distinct definition an unmuted follow
-    or an exclusion uses, each once; or (`topics`) of the topic follows alone."""
-    seen: set[int] = set()
-    follows = Follow.objects.filter(muted=False)
-    follows = (
-        follows.filter(kind=Follow.Kind.TOPIC) if topics else follows.exclude(kind=Follow.Kind.TOPIC)
-    ).values_list("kind", "compiled")
-    if connection.vendor == "postgresql":
-        follows = follows.distinct()  # jsonb compares by value: 300,000 follows, about 120,000 definitions
-    definitions = (FollowDefinition.stored(kind, compiled) for kind, compiled in follows.order_by().iterator(5000))
-    exclusions = (
-        FollowDefinition.of_exclusion(kind, compiled)
-        for kind, compiled in (Exclusion.objects.none() if topics else Exclusion.objects.all()).values_list(
-            "kind", "compiled"
-        )
-    )
-    for source in (definitions, exclusions):
-        for definition in source:
-            key = definition.key
-            if key not in seen:
-                seen.add(key)
-                yield key, definition.kind, definition.compiled
-
-
 def _rows(index: DayIndex, definitions: list[tuple[int, str, Mapping[str, Any]]]) -> Iterator[tuple]:
-    for key, kind, compiled in definitions:
-        for i, reason in index.evaluate(kind, compiled, remember=False).items():
-            paper = index.papers[i]
-            primary = reason.get("primary", True) if kind == "category" else True
-            yield (
-                key,
-                paper.paper_id,
-                paper.version_id,
-                paper.version_number,
-                paper.kind,
-                paper.event_at,
-                primary,
-                reason,
-            )
+    for key, paper, primary, reason in definition_hits(index, definitions):
+        yield key, paper.paper_id, paper.version_id, paper.version_number, paper.kind, paper.event_at, primary, reason
 
 
 def record_definition_matches(index: DayIndex, *, topics: bool = False) -> int:

@@ -14,20 +14,9 @@ from dataclasses import dataclass
 from django.core.cache import cache
 from django.db.models import F
 
-from accounts.follows.definition import FollowDefinition
-from accounts.follows.matching import FollowRules
-from accounts.follows.models import Exclusion, Follow
+from accounts.follows.selectors import ReaderFollow, reader_exclusion_keys, reader_follows
 from accounts.models import User
 from accounts.trail.models import TrailReadMark
-
-
-@dataclass(frozen=True, slots=True)
-class ReaderFollow:
-    id: int
-    name: str
-    kind: str
-    after: int
-    rules: FollowRules
 
 
 @dataclass
@@ -52,15 +41,9 @@ class Reader:
     @classmethod
     def _read(cls, user_id: int) -> Reader:
         follows: dict[int, list[ReaderFollow]] = defaultdict(list)
-        fields = ("id", "name", "kind", "compiled", "matched_after", "include_cross_lists", "include_revisions")
-        rows = Follow.objects.filter(user_id=user_id, muted=False).values_list(*fields, "rejected_paper_ids")
-        for follow_id, name, kind, compiled, after, cross, revisions, rejected in rows:
-            key = FollowDefinition.stored(kind, compiled).key
-            follows[key].append(ReaderFollow(follow_id, name, kind, after, FollowRules.of(cross, revisions, rejected)))
-        exclusions = frozenset(
-            FollowDefinition.of_exclusion(kind, compiled).key
-            for kind, compiled in Exclusion.objects.filter(user_id=user_id).values_list("kind", "compiled")
-        )
+        for follow in reader_follows(user_id=user_id):
+            follows[follow.key].append(follow)
+        exclusions = reader_exclusion_keys(user_id=user_id)
         return cls(user_id, dict(follows), exclusions, TrailReadMark.objects.filter(user_id=user_id).first())
 
     @property

@@ -1,7 +1,8 @@
 """The trail's reactions to other apps' and domains' signals (connected in
 AccountsConfig.ready): a harvest's new versions are matched in a task; a
 change of what a follow matches starts it anew with a back-fill, in the same
-transaction."""
+transaction: one signal from follows, one call back
+(follows.services.follow_matching_start), whose hits the trail stores."""
 
 from __future__ import annotations
 
@@ -9,17 +10,15 @@ from django.db import transaction
 from django.dispatch import receiver
 
 from accounts.follows import signals as follow_signals
-from accounts.follows.facts import is_fulltext, papers_facts
-from accounts.follows.matching import DayIndex, ExclusionSpec
-from accounts.follows.models import Follow
+from accounts.follows.selectors import excluded_paper_ids, topic_follows_exist
+from accounts.follows.services import follow_matching_start
 from accounts.trail import tasks
 from accounts.trail.composition import CardFilter, all_cards
 from accounts.trail.definition_matches import newest_match_id
 from accounts.trail.lock import lock_trail
-from accounts.trail.matching import follow_backfill
 from accounts.trail.models import TrailState
-from accounts.trail.reader_matches import reader_matches_drop
 from accounts.trail.readers import Reader, forget_readers
+from accounts.trail.services import reader_matches_add, reader_matches_drop
 from harvest.signals import versions_created, versions_embedded
 
 
@@ -37,14 +36,14 @@ def on_versions_embedded(sender, *, version_ids, **kwargs) -> None:
     """A page's papers have their embeddings: its topic follows are matched
     in a task (queued after the page's other matching, on the same queue)."""
     ids = list(version_ids)
-    if ids and Follow.objects.filter(kind=Follow.Kind.TOPIC, muted=False).exists():
+    if ids and topic_follows_exist():
         transaction.on_commit(lambda: tasks.match_topic_versions.delay(ids))
 
 
 @receiver(follow_signals.follows_changing, dispatch_uid="trail.follows_changing")
 def on_follows_changing(sender, *, user, **kwargs) -> None:
-    """A follow's start and back-fill are decided under the writers' lock,
-    never halfway through a batch's matching."""
+    """An exclusion's change is made under the writers' lock, never halfway
+    through a batch's matching."""
     lock_trail()
     forget_readers(user.pk)
 
@@ -53,13 +52,13 @@ def on_follows_changing(sender, *, user, **kwargs) -> None:
 def on_follow_matching_changed(sender, *, follow, created, since, **kwargs) -> None:
     """A new or edited follow shows the definition matches recorded from now
     on, and its back-fill what it would have matched since `since` (an edited
-    follow's earlier back-fill goes)."""
+    follow's earlier back-fill goes), both decided under the writers' lock,
+    never halfway through a batch's matching."""
+    lock_trail()
     forget_readers(follow.user_id)
     if not created:
         reader_matches_drop(follow_id=follow.pk)
-    follow.matched_after = newest_match_id()
-    Follow.objects.filter(pk=follow.pk).update(matched_after=follow.matched_after)
-    follow_backfill(follow=follow, since=since)
+    reader_matches_add(hits=follow_matching_start(follow=follow, after_match_id=newest_match_id(), since=since))
 
 
 @receiver(follow_signals.author_variant_rejected, dispatch_uid="trail.author_variant_rejected")
@@ -79,7 +78,5 @@ def on_exclusion_created(sender, *, user, exclusion, **kwargs) -> None:
     if not cards:
         return
     latest = {card.paper_id: (card.version_id, card.version_number, card.event_at) for card in cards.values()}
-    index = DayIndex(papers_facts(latest, set()), fulltext=is_fulltext())
-    excluded = [index.papers[i].paper_id for i in index.excluded([ExclusionSpec(exclusion.kind, exclusion.compiled)])]
-    for paper_id in excluded:
+    for paper_id in excluded_paper_ids(exclusion=exclusion, latest=latest):
         TrailState.objects.update_or_create(user=user, paper_id=paper_id, defaults={"excluded": True})

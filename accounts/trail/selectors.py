@@ -4,7 +4,6 @@ its paper's: one card per paper and reader."""
 
 from __future__ import annotations
 
-import base64
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
@@ -13,9 +12,10 @@ from django.core.cache import cache
 from django.db import connection
 from django.db.models import Exists, OuterRef, Q, QuerySet
 
-from accounts.follows.definition import FollowDefinition
 from accounts.follows.models import Follow
+from accounts.follows.types import FollowDefinition
 from accounts.models import User
+from accounts.shared.cursors import InvalidCursor, pack_cursor, unpack_cursor
 from accounts.trail.composition import (
     LAST_PAPER,
     Card,
@@ -34,10 +34,6 @@ from harvest.models import Paper, Version
 MAX_PAGE = 100
 # Stored counts are checked against their stamp on every read; this only bounds what a cache holds.
 COUNTS_SECONDS = 24 * 3600
-
-
-class InvalidCursor(ValueError):
-    pass
 
 
 @dataclass
@@ -76,16 +72,6 @@ class TrailEntry:
 class TrailPage:
     entries: list[TrailEntry]
     next_cursor: str | None
-
-
-def pack_cursor(text: str) -> str:
-    """A cursor's text as it travels in a URL (unpadded URL-safe base64)."""
-    return base64.urlsafe_b64encode(text.encode()).decode().rstrip("=")
-
-
-def unpack_cursor(cursor: str) -> str:
-    """pack_cursor undone; ValueError or UnicodeDecodeError for anything else."""
-    return base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)).decode()
 
 
 def encode_cursor(at: datetime, item_id: int) -> str:
@@ -307,3 +293,21 @@ def trail_papers_among(*, user_ids: list[int], paper_ids: list[int]) -> dict[int
         for user_id, paper_id in rows:
             found[user_id].add(paper_id)
     return found
+
+
+# --- the cards themselves, for the domains that deliver them (records' export, alerts) ---
+def trail_cards(*, user_id: int, where: CardFilter) -> list[Card]:
+    """Every card under the filter, newest first."""
+    return all_cards(Reader.of(user_id), where)
+
+
+def trail_window_cards(
+    *, user_id: int, since: datetime | None, until: datetime | None, where: CardFilter
+) -> list[Card]:
+    """The cards whose event falls in [since, until), newest first."""
+    return window_cards(Reader.of(user_id), since, until, where)
+
+
+def trail_cards_page(*, user_id: int, where: CardFilter, size: int) -> list[Card]:
+    """The newest `size` cards under the filter."""
+    return cards_page(Reader.of(user_id), where, size=size)

@@ -6,8 +6,8 @@ from celery import shared_task
 
 from accounts.trail.definition_matches import prune_definition_matches
 from accounts.trail.matching import match_versions
-from accounts.trail.reader_matches import prune_reader_matches
 from accounts.trail.readers import trail_pruned
+from accounts.trail.services import prune_reader_matches
 
 
 @shared_task(name="accounts.match_new_versions")
