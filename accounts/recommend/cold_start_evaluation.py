@@ -15,11 +15,17 @@ import numpy as np
 from scipy import sparse
 from threadpoolctl import threadpool_limits
 
-from accounts.recommend.embedding_model import blended, fit_embedding_model, in_background_units, mixed, query_model
+from accounts.recommend.estimators import (
+    blended,
+    fit_embedding_model,
+    fit_text_model,
+    in_background_units,
+    mixed,
+    query_model,
+)
 from accounts.recommend.evaluation import METRICS, Report, Researcher, eligible, metrics, ranked, researchers
 from accounts.recommend.evaluation_data import EvaluationData
 from accounts.recommend.features import PaperText, vectorize
-from accounts.recommend.model import fit
 from accounts.recommend.training import DESCRIPTION_SHARE, DESCRIPTION_WEIGHT
 from harvest.search_evaluation import Collection
 
@@ -67,7 +73,7 @@ def _with_description(
     if text:
         positives = sparse.vstack([positives, vectorize([PaperText(-1, "", text)])]).tocsr()
         weights = np.r_[weights, DESCRIPTION_WEIGHT]
-    text_model = fit(positives, weights, features[person.disliked], features[person.text_background])
+    text_model = fit_text_model(positives, weights, features[person.disliked], features[person.text_background])
     text_scores = in_background_units(
         text_model.score(features[person.candidates]), text_model.score(features[person.text_background])
     )

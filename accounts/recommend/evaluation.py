@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from threadpoolctl import threadpool_limits
 
-from accounts.recommend.embedding_model import BACKGROUND as EMBEDDING_BACKGROUND
+from accounts.recommend.estimators import EMBEDDING_BACKGROUND
 from accounts.recommend.evaluation_data import EvaluationData, Topic
 from accounts.recommend.examples import BACKGROUND_SIZE
 

@@ -13,16 +13,16 @@ from collections import Counter
 
 import numpy as np
 
-from accounts.recommend.embedding_model import (
+from accounts.recommend.estimators import (
     RIDGE,
     TEXT_WEIGHT,
     blended,
     fit_embedding_model,
+    fit_text_model,
     in_background_units,
 )
 from accounts.recommend.evaluation import Method, Researcher
 from accounts.recommend.evaluation_data import EvaluationData
-from accounts.recommend.model import fit
 
 
 def _seed(person: Researcher) -> int:
@@ -75,7 +75,9 @@ def text_model_scores(data: EvaluationData, person: Researcher) -> tuple[np.ndar
     candidates and of the background."""
     features = data.features
     positives = features[person.positives]
-    model = fit(positives, np.ones(positives.shape[0]), features[person.disliked], features[person.text_background])
+    model = fit_text_model(
+        positives, np.ones(positives.shape[0]), features[person.disliked], features[person.text_background]
+    )
     return model.score(features[person.candidates]), model.score(features[person.text_background])
 
 

@@ -6,8 +6,8 @@ from __future__ import annotations
 import numpy as np
 from scipy import sparse
 
+from accounts.recommend.estimators import LinearModel
 from accounts.recommend.features import PaperText, readable_terms
-from accounts.recommend.model import LinearModel
 from accounts.recommend.training import Neighbours
 
 NEIGHBOURS_SHOWN = 3

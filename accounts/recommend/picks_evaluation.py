@@ -20,7 +20,7 @@ from collections.abc import Sequence
 import numpy as np
 from threadpoolctl import threadpool_limits
 
-from accounts.recommend.embedding_model import BACKGROUND as EMBEDDING_BACKGROUND
+from accounts.recommend.estimators import EMBEDDING_BACKGROUND
 from accounts.recommend.evaluation import METRICS, SEED, Report, Researcher, eligible, ranked
 from accounts.recommend.evaluation import metrics as metrics_of
 from accounts.recommend.evaluation_data import EvaluationData, Topic

@@ -24,7 +24,7 @@ from scipy import sparse
 from accounts.activity import recently_active
 from accounts.follows.models import Follow
 from accounts.models import User
-from accounts.recommend.embedding_model import blended, score_matrix
+from accounts.recommend.estimators import blended, score_matrix
 from accounts.recommend.examples import paper_texts
 from accounts.recommend.explanation import explain
 from accounts.recommend.features import N_FEATURES, PaperText, vectorize

@@ -16,10 +16,17 @@ from django.utils import timezone
 from scipy import sparse
 
 from accounts.models import User
-from accounts.recommend.embedding_model import BACKGROUND, EmbeddingModel, fit_embedding_model, mixed, query_model
+from accounts.recommend.estimators import (
+    EMBEDDING_BACKGROUND,
+    EmbeddingModel,
+    LinearModel,
+    fit_embedding_model,
+    fit_text_model,
+    mixed,
+    query_model,
+)
 from accounts.recommend.examples import Examples, background_paper_ids, user_examples
 from accounts.recommend.features import N_FEATURES, PaperText, vectorize
-from accounts.recommend.model import LinearModel, fit
 from accounts.recommend.models import Recommendation, RecommenderModel, RecommenderProfile
 from harvest.embeddings.encoders import get_encoder
 from harvest.embeddings.index import vectors_of
@@ -79,13 +86,15 @@ class Vectors:
 
 
 def example_vectors(examples: Examples, *, description: str = "") -> Vectors | None:
-    """The embeddings the examples have, with a background of BACKGROUND recent
+    """The embeddings the examples have, with a background of EMBEDDING_BACKGROUND recent
     papers; None when the library has none (then only the text model is trained)."""
     encoder = get_encoder()
     wanted = {p.id for p, _ in [*examples.saved, *examples.liked]}
     wanted |= {p.id for p in [*examples.negatives, *examples.disliked]}
     ids, vectors = vectors_of(
-        [*wanted, *background_paper_ids(BACKGROUND, exclude=wanted)], model=encoder.name, dimension=encoder.dimension
+        [*wanted, *background_paper_ids(EMBEDDING_BACKGROUND, exclude=wanted)],
+        model=encoder.name,
+        dimension=encoder.dimension,
     )
     by_paper = dict(zip(ids, vectors, strict=True))
     background = np.vstack([by_paper[pk] for pk in ids if pk not in wanted] or [np.zeros((0, encoder.dimension))])
@@ -128,7 +137,7 @@ def _text_model(positives, positive_weights, negatives: list[PaperText], backgro
     """The text model, its scores put in background units (as the embedding
     model's), so that the two halves blend."""
     background_vectors = vectorize(background)
-    model = fit(positives, positive_weights, vectorize(negatives), background_vectors)
+    model = fit_text_model(positives, positive_weights, vectorize(negatives), background_vectors)
     scores = model.score(background_vectors)
     scale = float(np.std(scores)) or 1.0
     intercept = (model.intercept - float(np.mean(scores))) / scale

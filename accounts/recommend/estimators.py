@@ -1,14 +1,19 @@
-"""The per-researcher model over paper embeddings (harvest.embeddings: 384
-numbers of unit length per paper), blended with the hashed TF-IDF model
-(model.py); chosen on the offline evaluation (docs/recommendations.md).
+"""What a researcher's recommender learns, the two halves blended (chosen on
+the offline evaluation, docs/recommendations.md); their stored rows are the
+Django models of models.py (RecommenderModel).
 
-The embedding half is a weighted ridge regression, solved in closed form:
-liked papers (saves, thumbs up) are +1, disliked ones (thumbs down,
-dismissals) and background papers -1, the classes balanced, the rows centred
-on the background's mean. Its scores are then put in background units (0 is
-the typical background paper, 1 a standard deviation above it), as are the
-text model's, so the two halves add up and a user's scores compare with
-another's. Training is one 384 x 384 solve; scoring many users is one matrix
+The text model: a linear classifier over hashed TF-IDF paper vectors
+(features.py), saved papers against explicit negatives and a background
+sample, stored as a sparse weight vector.
+
+The embedding model: over paper embeddings (harvest.embeddings: unit-length
+vectors), a weighted ridge regression solved in closed form: liked papers
+(saves, thumbs up) are +1, disliked ones (thumbs down, dismissals) and
+background papers -1, the classes balanced, the rows centred on the
+background's mean. Its scores are then put in background units (0 is the
+typical background paper, 1 a standard deviation above it), as are the text
+model's, so the two halves add up and a user's scores compare with
+another's. Training is one d x d solve; scoring many users is one matrix
 product (`score_matrix`)."""
 
 from __future__ import annotations
@@ -18,16 +23,103 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
+from scipy import sparse
+from sklearn.linear_model import LogisticRegression
 
+from accounts.recommend.features import N_FEATURES
+
+# --- the text model ---------------------------------------------------------------
+# Regularisation and the weight of each kind of example, chosen on the offline
+# evaluation (docs/recommendations.md). Explicit negatives weigh more than
+# background papers: the user said no to them; the background is only "not
+# chosen", and may hold papers the user would have liked.
+TEXT_C = 4.0
+TEXT_NEGATIVE_WEIGHT = 2.0
+TEXT_BACKGROUND_WEIGHT = 1.0
+# Only the weightiest coefficients are kept: scoring a day for every user
+# reads every model, and the smallest weights barely move a ranking
+# (the evaluation's figures are with this cut).
+TEXT_MAX_WEIGHTS = 8000
+
+
+@dataclass
+class LinearModel:
+    indices: np.ndarray  # int32 feature columns with a non-zero weight
+    weights: np.ndarray  # float32
+    intercept: float
+
+    def weights_at(self, columns: np.ndarray) -> np.ndarray:
+        """The weights of these feature columns (0 where the model has none);
+        `indices` is sorted, so a binary search replaces a dense vector."""
+        positions = np.searchsorted(self.indices, columns)
+        positions = np.minimum(positions, max(len(self.indices) - 1, 0))
+        if not len(self.indices):
+            return np.zeros(len(columns), dtype=np.float32)
+        found = self.indices[positions] == columns
+        return np.where(found, self.weights[positions], 0).astype(np.float32)
+
+    def column(self) -> sparse.csc_matrix:
+        return sparse.csc_matrix(
+            (self.weights, (self.indices, np.zeros(len(self.indices), dtype=np.int32))), shape=(N_FEATURES, 1)
+        )
+
+    def score(self, vectors: sparse.csr_matrix) -> np.ndarray:
+        return np.asarray(vectors @ self.column().toarray()).ravel() + self.intercept
+
+    def to_bytes(self) -> bytes:
+        buffer = io.BytesIO()
+        np.savez(buffer, indices=self.indices, weights=self.weights, intercept=np.float32(self.intercept))
+        return buffer.getvalue()
+
+    @classmethod
+    def from_bytes(cls, data: bytes) -> LinearModel:
+        stored = np.load(io.BytesIO(bytes(data)))
+        return cls(stored["indices"], stored["weights"], float(stored["intercept"]))
+
+
+def fit_text_model(
+    positives: sparse.csr_matrix,
+    positive_weights: np.ndarray,
+    negatives: sparse.csr_matrix,
+    background: sparse.csr_matrix,
+) -> LinearModel:
+    """Saved papers (weighted, recent ones more) against negatives and background."""
+    rows = sparse.vstack([positives, negatives, background]).tocsr()
+    labels = np.r_[np.ones(positives.shape[0]), np.zeros(negatives.shape[0] + background.shape[0])]
+    weights = np.r_[
+        positive_weights,
+        np.full(negatives.shape[0], TEXT_NEGATIVE_WEIGHT),
+        np.full(background.shape[0], TEXT_BACKGROUND_WEIGHT),
+    ].astype(np.float64)
+    # Balance the classes: a handful of saves against hundreds of others.
+    positive_total = weights[labels == 1].sum()
+    negative_total = weights[labels == 0].sum()
+    if positive_total and negative_total:
+        weights[labels == 1] *= negative_total / positive_total
+    # The solver's cost grows with the width of the matrix: fit on the columns
+    # the examples use (a few tens of thousands of the 2**20), then map back.
+    used = np.unique(rows.indices).astype(np.int32)
+    compact = rows[:, used]
+    # The dual problem: far fewer examples than feature columns.
+    classifier = LogisticRegression(C=TEXT_C, solver="liblinear", dual=True, max_iter=500)
+    classifier.fit(compact, labels, sample_weight=weights)
+    coefficients = classifier.coef_.ravel().astype(np.float32)
+    kept = np.flatnonzero(coefficients)
+    if len(kept) > TEXT_MAX_WEIGHTS:
+        kept = np.sort(np.argpartition(-np.abs(coefficients), TEXT_MAX_WEIGHTS)[:TEXT_MAX_WEIGHTS])
+    return LinearModel(used[kept], coefficients[kept], float(classifier.intercept_[0]))
+
+
+# --- the embedding model ----------------------------------------------------------
 # Chosen on the tuning topics of the offline evaluation (docs/recommendations.md).
 RIDGE = 1.0
-NEGATIVE_WEIGHT = 2.0  # a thumbs down says more than "not chosen"
+EMBEDDING_NEGATIVE_WEIGHT = 2.0  # a thumbs down says more than "not chosen"
 TEXT_WEIGHT = 0.25  # the text model's share of the blend
 # Background papers to train with (drawn from the newest): more than the text
 # model's 300 help a little (on the tuning topics nDCG@10 0.576 -> 0.588,
 # recall@10 0.634 -> 0.640) and cost little: the solve is 384 x 384 whatever
 # their number.
-BACKGROUND = 1000
+EMBEDDING_BACKGROUND = 1000
 
 
 @dataclass
@@ -77,7 +169,7 @@ def fit_embedding_model(
     targets = np.r_[np.ones(len(positives)), -np.ones(len(negatives) + len(background))]
     weights = np.r_[
         np.ones(len(positives)) if positive_weights is None else np.asarray(positive_weights, dtype=np.float64),
-        np.full(len(negatives), NEGATIVE_WEIGHT),
+        np.full(len(negatives), EMBEDDING_NEGATIVE_WEIGHT),
         np.ones(len(background)),
     ]
     # Balance the classes: a handful of saves against hundreds of others.

@@ -9,7 +9,7 @@ import time
 import numpy as np
 import pytest
 
-from accounts.recommend.embedding_model import (
+from accounts.recommend.estimators import (
     EmbeddingModel,
     blended,
     fit_embedding_model,
