@@ -19,8 +19,8 @@ from django.utils.http import http_date
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET
 
-from accounts.alerts.feeds import FeedEntry, FeedState, feed_entries, feed_state
-from accounts.alerts.links import absolute
+from accounts.alerts.selectors import absolute, feed_entries, feed_state
+from accounts.alerts.types import FeedEntry, FeedState
 
 
 def _host() -> str:

@@ -11,8 +11,8 @@ from django.http import QueryDict
 from django.utils.http import urlencode
 from django.utils.translation import gettext_lazy as _
 
-from accounts.follows.definition import FILTER_KEYS, FollowDefinition
 from accounts.follows.models import Follow
+from accounts.follows.types import FILTER_KEYS, FollowDefinition
 
 KINDS = tuple(Follow.Kind.values)
 DELIVERIES = tuple(Follow.Delivery.values)

@@ -6,7 +6,7 @@ from collections.abc import Callable
 
 from django.http import HttpRequest, HttpResponse
 
-from accounts.trail.readers import readers_shared
+from accounts.trail.selectors import readers_shared
 
 
 class TrailReadersMiddleware:

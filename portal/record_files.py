@@ -11,10 +11,18 @@ from django.http import HttpResponse
 from django.utils.translation import gettext as _
 
 from accounts.models import User
-from accounts.records.export import CONTENT_TYPES, SUFFIXES, export_citations, export_data
-from accounts.records.files.identifiers import arxiv_id_of
-from accounts.records.imports import ADDED, MATCHED, UNMATCHED, ImportResult, RecordImportError
 from accounts.records.models import Tag
+from accounts.records.selectors import export_citations, export_data
+from accounts.records.types import (
+    ADDED,
+    CONTENT_TYPES,
+    MATCHED,
+    SUFFIXES,
+    UNMATCHED,
+    ImportResult,
+    RecordImportError,
+    arxiv_id_of,
+)
 
 MAX_SELECTED = 10_000
 

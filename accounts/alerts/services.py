@@ -7,10 +7,20 @@ from __future__ import annotations
 from django.db import transaction
 from django.utils import timezone
 
-from accounts.alerts.links import alert_settings_for
+from accounts.alerts.links import alert_settings_for, feed_secret_rotate
 from accounts.alerts.models import AlertSettings, AlertUnsubscribe
 from accounts.follows.models import Follow
 from accounts.models import User
+
+__all__ = [
+    "MAILED",
+    "alert_address_retry",
+    "alert_unsubscribed_follows",
+    "alert_weekly_day_set",
+    "alerts_resubscribe",
+    "alerts_unsubscribe",
+    "feed_secret_rotate",
+]
 
 MAILED = (Follow.Delivery.DAILY, Follow.Delivery.WEEKLY)
 

@@ -23,11 +23,11 @@ from django.utils.translation import gettext as _
 from django.utils.translation import pgettext
 
 from accounts.models import User
-from accounts.records import services as record_writes
+from accounts.records import writes as record_writes
 from accounts.records.files import FileFormatError, ImportEntry, ReadResult
 from accounts.records.files.detect import read_any
 from accounts.records.files.identifiers import normalised_title, read_id_list
-from accounts.records.services import RecordError, records_add_many
+from accounts.records.writes import RecordError, records_add_many
 from harvest.filters import full_text_search
 from harvest.models import Paper
 from harvest.services import paper_upsert_many

@@ -13,8 +13,29 @@ from django.db.models import Count, Exists, F, OuterRef, Q, QuerySet
 from django.db.models.functions import Lower
 
 from accounts.models import User
+from accounts.records.export import export_choices, export_citations, export_data, tag_get
 from accounts.records.models import Record, RecordSearch, RecordTag, Tag
+from accounts.records.notes import render_note
 from harvest.filters import is_postgresql
+
+__all__ = [
+    "Counts",
+    "RecordFilters",
+    "export_choices",
+    "export_citations",
+    "export_data",
+    "record_counts",
+    "record_filter",
+    "record_get",
+    "record_page",
+    "record_papers",
+    "records_for_papers",
+    "render_note",
+    "saved_count",
+    "tag_get",
+    "tag_list",
+    "with_tag_names",
+]
 
 SORTS = {
     "saved": ("-saved_at", "-id"),

@@ -28,8 +28,34 @@ from accounts.trail.composition import (
 )
 from accounts.trail.counts import unread_counts
 from accounts.trail.models import DefinitionMatch, ReaderMatch, TrailState
-from accounts.trail.readers import Reader, trail_pruned_version
+from accounts.trail.readers import Reader, readers_shared, trail_pruned_version
 from harvest.models import Paper, Version
+
+__all__ = [
+    "MAX_PAGE",
+    "InvalidCursor",
+    "MatchReason",
+    "TrailEntry",
+    "TrailPage",
+    "UnreadCounts",
+    "composed_unread_counts",
+    "decode_cursor",
+    "encode_cursor",
+    "readers_shared",
+    "trail_card_times",
+    "trail_cards",
+    "trail_cards_page",
+    "trail_dismissed_papers",
+    "trail_entries",
+    "trail_item_get",
+    "trail_newest_time",
+    "trail_page",
+    "trail_papers",
+    "trail_papers_among",
+    "trail_unread_counts",
+    "trail_unread_total",
+    "trail_window_cards",
+]
 
 MAX_PAGE = 100
 # Stored counts are checked against their stamp on every read; this only bounds what a cache holds.

@@ -16,11 +16,18 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from accounts.follows.definition import FILTER_KEYS, FollowDefinition
 from accounts.follows.models import Follow
 from accounts.follows.selectors import follow_list, follow_preview
 from accounts.follows.services import follow_create, follow_delete, follow_update, max_follows
-from accounts.follows.topics import DEFAULT_THRESHOLD, MAX_DESCRIPTION, MAX_EXAMPLES, MAX_THRESHOLD, MIN_THRESHOLD
+from accounts.follows.types import (
+    DEFAULT_THRESHOLD,
+    FILTER_KEYS,
+    MAX_DESCRIPTION,
+    MAX_EXAMPLES,
+    MAX_THRESHOLD,
+    MIN_THRESHOLD,
+    FollowDefinition,
+)
 from accounts.trail.selectors import trail_unread_counts
 from portal.api.errors import NotFoundParameter, ParameterError
 from portal.api.parameters import PAPER_FILTER_PARAMETERS

@@ -14,8 +14,9 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from accounts.recommend.picks import MAX_PICKS, InvalidDay, pick_day, pick_page
+from accounts.recommend.selectors import pick_day, pick_page
 from accounts.recommend.services import picks_record
+from accounts.recommend.types import MAX_PICKS, InvalidDay
 from portal.api.errors import ParameterError
 from portal.api.schema import ERROR_RESPONSES
 from portal.api.serializers.picks import PickPageSerializer, PicksResultSerializer, PicksWriteSerializer

@@ -18,8 +18,9 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from accounts.records.export import EXPORT_FORMATS, tag_get
-from accounts.records.imports import RecordImportError, records_import_file, records_import_ids
+from accounts.records.selectors import tag_get
+from accounts.records.services import records_import_file, records_import_ids
+from accounts.records.types import EXPORT_FORMATS, RecordImportError
 from portal.api.errors import ParameterError
 from portal.api.schema import ERROR_RESPONSES
 from portal.record_files import export_response, import_result_data, read_upload, selected_ids

@@ -18,8 +18,7 @@ from rest_framework.views import APIView
 
 from accounts.follows.models import Follow
 from accounts.models import User
-from accounts.recommend.selectors import ratings_for_papers
-from accounts.recommend.trail_order import decode_rank_cursor, for_you_page, ranking_seed
+from accounts.recommend.selectors import decode_rank_cursor, for_you_page, ranking_seed, ratings_for_papers
 from accounts.trail.models import CardKind
 from accounts.trail.selectors import InvalidCursor, decode_cursor, trail_item_get, trail_page, trail_unread_counts
 from accounts.trail.services import trail_dismiss, trail_mark_read, trail_undismiss

@@ -14,7 +14,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from accounts.alerts.links import feed_links
+from accounts.alerts.selectors import feed_links
 from accounts.follows.models import Follow
 from accounts.models import ApiToken
 from accounts.trail.selectors import trail_unread_counts

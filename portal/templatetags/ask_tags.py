@@ -13,7 +13,7 @@ from django.urls import reverse
 from django.utils.html import format_html
 from django.utils.safestring import SafeString, mark_safe
 
-from accounts.records.notes import render_note
+from accounts.records.selectors import render_note
 from portal.asking import SCOPE_CHOICES, box_state
 
 register = template.Library()

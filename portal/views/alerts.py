@@ -18,15 +18,15 @@ from django.utils.translation import gettext as _
 from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_http_methods, require_POST
 
-from accounts.alerts.links import alert_settings_of, feed_links, feed_secret_rotate, unsubscribe_target
-from accounts.alerts.mail import mail_configured
 from accounts.alerts.models import AlertSettings
+from accounts.alerts.selectors import alert_settings_of, feed_links, mail_configured, unsubscribe_target
 from accounts.alerts.services import (
     alert_address_retry,
     alert_unsubscribed_follows,
     alert_weekly_day_set,
     alerts_resubscribe,
     alerts_unsubscribe,
+    feed_secret_rotate,
 )
 from accounts.follows.models import Follow
 from accounts.models import User

@@ -15,9 +15,7 @@ from django.utils.cache import add_never_cache_headers
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods, require_POST
 
-from accounts.follows import topics
 from accounts.follows.models import Exclusion, Follow
-from accounts.follows.names import normalise_name
 from accounts.follows.selectors import author_candidates, exclusion_list, follow_get, follow_list, follow_preview
 from accounts.follows.services import (
     exclusion_create,
@@ -27,6 +25,7 @@ from accounts.follows.services import (
     follow_update,
     max_follows,
 )
+from accounts.follows.types import DEFAULT_THRESHOLD, MAX_THRESHOLD, MIN_THRESHOLD, normalise_name
 from accounts.trail.selectors import trail_unread_counts
 from portal.forms import DELIVERIES, KINDS, FollowInput, field_errors, follow_input, follow_input_of
 
@@ -77,9 +76,9 @@ def _form(
 ) -> HttpResponse:
     context: dict[str, Any] = {
         "given": given,
-        "default_threshold": topics.DEFAULT_THRESHOLD,
-        "min_threshold": topics.MIN_THRESHOLD,
-        "max_threshold": topics.MAX_THRESHOLD,
+        "default_threshold": DEFAULT_THRESHOLD,
+        "min_threshold": MIN_THRESHOLD,
+        "max_threshold": MAX_THRESHOLD,
         "follow": follow,
         "deliveries": DELIVERIES,
         "errors": field_errors(errors or {}),

@@ -14,8 +14,9 @@ from django.utils.cache import add_never_cache_headers
 from django.utils.translation import ngettext
 from django.views.decorators.http import require_http_methods
 
-from accounts.recommend.picks import MAX_PICKS, InvalidDay, PickPage, pick_day, pick_page
+from accounts.recommend.selectors import pick_day, pick_page
 from accounts.recommend.services import picks_record
+from accounts.recommend.types import MAX_PICKS, InvalidDay, PickPage
 from portal.selectors import paper_cards
 
 

@@ -17,7 +17,8 @@ from django.utils.http import url_has_allowed_host_and_scheme
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods, require_POST
 
-from accounts.alerts.links import InvalidRatingLink, rating_link_target
+from accounts.alerts.selectors import rating_link_target
+from accounts.alerts.types import InvalidRatingLink
 from accounts.models import User
 from accounts.recommend.models import Rating
 from accounts.recommend.selectors import rating_get

@@ -14,8 +14,9 @@ from django.utils.cache import add_never_cache_headers
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods
 
-from accounts.records.export import EXPORT_FORMATS, export_choices, tag_get
-from accounts.records.imports import ADDED, MATCHED, UNMATCHED, RecordImportError, records_import_file
+from accounts.records.selectors import export_choices, tag_get
+from accounts.records.services import records_import_file
+from accounts.records.types import ADDED, EXPORT_FORMATS, MATCHED, UNMATCHED, RecordImportError
 from portal.record_files import export_response, read_upload, selected_ids
 
 

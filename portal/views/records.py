@@ -20,8 +20,7 @@ from django.utils.translation import gettext_lazy
 from django.views.decorators.http import require_GET, require_POST
 
 from accounts.records.models import Record, Tag
-from accounts.records.notes import render_note
-from accounts.records.selectors import record_counts, record_get, record_page
+from accounts.records.selectors import record_counts, record_get, record_page, render_note
 from accounts.records.services import (
     RecordError,
     record_remove,

@@ -10,7 +10,7 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.views.decorators.http import require_GET
 
-from accounts.alerts.mail import mail_configured
+from accounts.alerts.selectors import mail_configured
 from digests.selectors import llm_status
 from harvest.completeness import announcement_completeness
 from harvest.embeddings.selectors import pending_count

@@ -19,7 +19,7 @@ from django.views.decorators.http import require_GET, require_POST
 from accounts.follows.selectors import follow_list
 from accounts.follows.services import author_variant_reject
 from accounts.models import User
-from accounts.recommend.trail_order import for_you_page, ranking_seed
+from accounts.recommend.selectors import for_you_page, ranking_seed
 from accounts.records.selectors import saved_count
 from accounts.services import user_set_trail_order
 from accounts.trail.models import CardKind

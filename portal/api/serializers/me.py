@@ -11,9 +11,18 @@ from django.utils.translation import gettext as _
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
-from accounts.follows.definition import FILTER_KEYS, MAX_VARIANTS, FollowDefinition, storable_text
 from accounts.follows.models import Follow
-from accounts.follows.topics import DEFAULT_THRESHOLD, MAX_DESCRIPTION, MAX_EXAMPLES, MAX_THRESHOLD, MIN_THRESHOLD
+from accounts.follows.types import (
+    DEFAULT_THRESHOLD,
+    FILTER_KEYS,
+    MAX_DESCRIPTION,
+    MAX_EXAMPLES,
+    MAX_THRESHOLD,
+    MAX_VARIANTS,
+    MIN_THRESHOLD,
+    FollowDefinition,
+    storable_text,
+)
 from accounts.trail.models import CardKind
 from portal.api.serializers.papers import PaperSerializer
 from portal.api.serializers.ratings import RATING_FIELD, rating_of

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from rest_framework import serializers
 
-from accounts.recommend.picks import MAX_PICKS, Basis
+from accounts.recommend.types import MAX_PICKS, Basis
 from portal.api.serializers.papers import PaperSerializer
 
 

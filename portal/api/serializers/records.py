@@ -7,8 +7,8 @@ from django.utils.translation import gettext as _
 from rest_framework import serializers
 
 from accounts.records.models import Record
-from accounts.records.notes import MAX_NOTE_LENGTH
 from accounts.records.services import MAX_TAG_LENGTH, MAX_TAGS_PER_RECORD
+from accounts.records.types import MAX_NOTE_LENGTH
 
 
 def _storable(text: str) -> bool:

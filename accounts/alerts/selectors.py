@@ -1,0 +1,18 @@
+"""Reads of alerts for portal: the private feeds, the feed links and alert
+settings of a reader, what a signed link names, whether mail can be sent.
+Defined where alerts uses them, listed here as alerts' face."""
+
+from accounts.alerts.feeds import feed_entries, feed_state
+from accounts.alerts.links import absolute, alert_settings_of, feed_links, rating_link_target, unsubscribe_target
+from accounts.alerts.mail import mail_configured
+
+__all__ = [
+    "absolute",
+    "alert_settings_of",
+    "feed_entries",
+    "feed_links",
+    "feed_state",
+    "mail_configured",
+    "rating_link_target",
+    "unsubscribe_target",
+]
