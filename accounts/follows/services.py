@@ -8,7 +8,6 @@ which returns what the follow's back-fill matched."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -181,16 +180,17 @@ def exclusion_delete(*, user: User, exclusion_id: int) -> bool:
     return bool(deleted)
 
 
-def follow_matching_start(*, follow: Follow, after_match_id: int, since: datetime) -> Iterator[Hit]:
+def follow_matching_start(*, follow: Follow, after_match_id: int, since: datetime) -> list[Hit]:
     """A new or edited follow starts: its definition's matches count from
     after `after_match_id` (the trail's newest), and what it would have
     matched since `since` (its back-fill) is returned for the trail to keep,
     under the follow's switches and its reader's exclusions; nothing for a
-    muted follow."""
+    muted follow. A list, not a stream: the trail stores it without calling
+    back into follows (a week's back-fill of cs.LG is a few thousand hits)."""
     follow.matched_after = after_match_id
     Follow.objects.filter(pk=follow.pk).update(matched_after=after_match_id)
     if follow.muted:
-        return iter(())
+        return []
     papers = candidate_papers(
         follow.kind, follow.compiled, cross_lists=follow.include_cross_lists, since=since, revisions=True
     )
@@ -202,4 +202,4 @@ def follow_matching_start(*, follow: Follow, after_match_id: int, since: datetim
         ExclusionSpec(kind, compiled)
         for kind, compiled in Exclusion.objects.filter(user_id=follow.user_id).values_list("kind", "compiled")
     ]
-    return match_follows(index, [spec], {follow.user_id: exclusions})
+    return list(match_follows(index, [spec], {follow.user_id: exclusions}))
