@@ -47,16 +47,6 @@ def user_preferences_update(*, user: User, language: str, time_zone: str, card_d
     return user
 
 
-def user_set_trail_order(*, user: User, order: str) -> User:
-    """Keep the order the user's trail opens in ("for you" or newest first)."""
-    if order not in User.TrailOrder.values:
-        raise ValueError(f"not a trail order: {order}")
-    if user.trail_order != order:
-        user.trail_order = order
-        user.save(update_fields=["trail_order"])
-    return user
-
-
 @transaction.atomic
 def user_delete(*, user: User) -> None:
     """Delete the account and everything it owns: tokens, follows, exclusions,

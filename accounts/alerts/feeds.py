@@ -16,7 +16,8 @@ from accounts.follows.models import Follow
 from accounts.models import User
 from accounts.recommend.selectors import paper_scores, window_start
 from accounts.recommend.types import UNSCORED
-from accounts.trail.selectors import trail_cards_page
+from accounts.trail.models import TrailProfile
+from accounts.trail.selectors import trail_cards_page, trail_order_of
 from accounts.trail.types import CardFilter
 from digests.selectors import readings_for_versions
 from harvest.models import Paper
@@ -69,7 +70,7 @@ def _rows(user: User, follow: Follow | None, size: int) -> list[tuple]:
 def _in_reader_order(user: User, rows: list[tuple]) -> list[tuple]:
     """The trail's order "for you" when the reader chose it: each day (in their
     zone, newest first) by their score; newest first otherwise."""
-    if user.trail_order != User.TrailOrder.FOR_YOU or not rows:
+    if trail_order_of(user=user) != TrailProfile.Order.FOR_YOU or not rows:
         return rows
     scores = paper_scores(user.pk, [row[0] for row in rows], since=window_start())
     if not scores:

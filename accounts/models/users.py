@@ -25,8 +25,10 @@ def time_zone_choices() -> list[tuple[str, str]]:
 
 class User(AbstractUser):
     """PaperTrail's user: Django's user, owned by this project so that fields
-    can be added without a swap later. `language`, `time_zone`,
-    `card_density` and `trail_order` are applied to every page the user sees while signed in."""
+    can be added without a swap later: identity and how pages are shown.
+    `language`, `time_zone` and `card_density` are applied to every page the
+    user sees while signed in; the trail's side of a user is its own
+    (accounts.trail.models.TrailProfile)."""
 
     class Language(models.TextChoices):
         ZH_HANS = "zh-hans", "简体中文"
@@ -42,17 +44,6 @@ class User(AbstractUser):
     card_density = models.CharField(
         max_length=8, choices=CardDensity.choices, default=CardDensity.COMPACT, db_default=CardDensity.COMPACT
     )
-
-    class TrailOrder(models.TextChoices):
-        FOR_YOU = "for_you", gettext_lazy("For you: each day's cards by how well they fit your record")
-        NEWEST = "newest", gettext_lazy("Newest first")
-
-    trail_order = models.CharField(
-        max_length=8, choices=TrailOrder.choices, default=TrailOrder.FOR_YOU, db_default=TrailOrder.FOR_YOU
-    )
-    # Counted up by every change of what the reader follows or marked (accounts.trail.readers),
-    # in the change's transaction: a stored unread count names the version it was made from.
-    trail_version = models.BigIntegerField(default=0, db_default=0, editable=False)
 
 
 class ApiToken(models.Model):

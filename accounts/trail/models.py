@@ -6,7 +6,9 @@
 - ReaderMatch: a match that is one reader's own (a new or edited follow's
   back-fill, a saved paper's revision);
 - TrailState and TrailReadMark: what the reader did (read, dismissed), kept
-  only for the cards they touched, and one "read up to here" mark.
+  only for the cards they touched, and one "read up to here" mark;
+- TrailProfile: the trail's side of a user, the order they read it in and
+  the version of what they follow and marked.
 
 No row is written per reader and paper when a harvest arrives, so a day
 costs the definitions' matches, not readers by papers (docs/decisions.md,
@@ -138,3 +140,28 @@ class TrailReadMark(models.Model):
 
     def __str__(self) -> str:
         return f"{self.user_id}: up to {self.up_to:%Y-%m-%d %H:%M}"
+
+
+class TrailProfile(models.Model):
+    """The trail's side of a user (the User keeps identity only): the order
+    their trail opens in, and `version`, counted up by every change of what
+    they follow or marked (accounts.trail.readers) in the change's
+    transaction, so that a stored unread count names the version it was made
+    from. Made with the user (accounts.trail.receivers)."""
+
+    class Order(models.TextChoices):
+        FOR_YOU = "for_you", gettext_lazy("For you: each day's cards by how well they fit your record")
+        NEWEST = "newest", gettext_lazy("Newest first")
+
+    user = models.OneToOneField(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, primary_key=True, related_name="trail_profile"
+    )
+    order = models.CharField(max_length=8, choices=Order.choices, default=Order.FOR_YOU, db_default=Order.FOR_YOU)
+    version = models.BigIntegerField(default=0, db_default=0, editable=False)
+
+    class Meta:
+        verbose_name = gettext_lazy("trail profile")
+        verbose_name_plural = gettext_lazy("trail profiles")
+
+    def __str__(self) -> str:
+        return f"trail of {self.user_id}"

@@ -12,11 +12,11 @@ from contextvars import ContextVar
 from dataclasses import dataclass
 
 from django.core.cache import cache
+from django.db import IntegrityError, transaction
 from django.db.models import F
 
 from accounts.follows.selectors import ReaderFollow, reader_exclusion_keys, reader_follows
-from accounts.models import User
-from accounts.trail.models import TrailReadMark
+from accounts.trail.models import TrailProfile, TrailReadMark
 
 
 @dataclass
@@ -83,7 +83,14 @@ def forget_readers(user_id: int) -> None:
     shared = _shared_readers.get()
     if shared is not None:
         shared.clear()
-    User.objects.filter(pk=user_id).update(trail_version=F("trail_version") + 1)
+    if TrailProfile.objects.filter(user_id=user_id).update(version=F("version") + 1):
+        return
+    # An account made before its profile could be (a fixture, a bulk load): made now.
+    try:
+        with transaction.atomic():
+            TrailProfile.objects.create(user_id=user_id, version=1)
+    except IntegrityError:
+        TrailProfile.objects.filter(user_id=user_id).update(version=F("version") + 1)
 
 
 _PRUNED_KEY = "trail:pruned"

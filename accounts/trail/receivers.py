@@ -7,19 +7,28 @@ transaction: one signal from follows, one call back
 from __future__ import annotations
 
 from django.db import transaction
+from django.db.models.signals import post_save
 from django.dispatch import receiver
 
 from accounts.follows import signals as follow_signals
 from accounts.follows.selectors import excluded_paper_ids, topic_follows_exist
 from accounts.follows.services import follow_matching_start
+from accounts.models import User
 from accounts.trail import tasks
 from accounts.trail.composition import CardFilter, all_cards
 from accounts.trail.definition_matches import newest_match_id
 from accounts.trail.lock import lock_trail
-from accounts.trail.models import TrailState
+from accounts.trail.models import TrailProfile, TrailState
 from accounts.trail.readers import Reader, forget_readers
 from accounts.trail.services import reader_matches_add, reader_matches_drop
 from harvest.signals import versions_created, versions_embedded
+
+
+@receiver(post_save, sender=User, dispatch_uid="trail.user_created")
+def on_user_created(sender, instance: User, created: bool, raw: bool = False, **kwargs) -> None:
+    """Every account has its trail profile from the start, so that pages only read it."""
+    if created and not raw:
+        TrailProfile.objects.get_or_create(user=instance)
 
 
 @receiver(versions_created, dispatch_uid="accounts.versions_created")

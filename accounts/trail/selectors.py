@@ -27,7 +27,7 @@ from accounts.trail.composition import (
     window_cards,
 )
 from accounts.trail.counts import unread_counts
-from accounts.trail.models import DefinitionMatch, ReaderMatch, TrailState
+from accounts.trail.models import DefinitionMatch, ReaderMatch, TrailProfile, TrailState
 from accounts.trail.readers import Reader, readers_shared, trail_pruned_version
 from harvest.models import Paper, Version
 
@@ -49,6 +49,7 @@ __all__ = [
     "trail_entries",
     "trail_item_get",
     "trail_newest_time",
+    "trail_order_of",
     "trail_page",
     "trail_papers",
     "trail_papers_among",
@@ -250,7 +251,7 @@ def _counts_stamp(user_id: int) -> tuple:
     with connection.cursor() as cursor:
         cursor.execute(
             "SELECT (SELECT max(id) FROM accounts_definitionmatch), (SELECT max(id) FROM accounts_readermatch), "
-            "(SELECT trail_version FROM accounts_user WHERE id = %s)",
+            "(SELECT version FROM accounts_trailprofile WHERE user_id = %s)",
             [user_id],
         )
         found = cursor.fetchone()
@@ -337,3 +338,9 @@ def trail_window_cards(
 def trail_cards_page(*, user_id: int, where: CardFilter, size: int) -> list[Card]:
     """The newest `size` cards under the filter."""
     return cards_page(Reader.of(user_id), where, size=size)
+
+
+def trail_order_of(*, user: User) -> str:
+    """The order the user's trail opens in ("for you" unless they chose newest first)."""
+    order = TrailProfile.objects.filter(user_id=user.pk).values_list("order", flat=True).first()
+    return order or TrailProfile.Order.FOR_YOU

@@ -17,7 +17,7 @@ from accounts.follows.types import Hit
 from accounts.models import User
 from accounts.trail.composition import LAST_PAPER, Card, CardFilter, all_cards, compose_papers
 from accounts.trail.definition_matches import RETENTION_DAYS
-from accounts.trail.models import ReaderMatch, TrailReadMark, TrailState
+from accounts.trail.models import ReaderMatch, TrailProfile, TrailReadMark, TrailState
 from accounts.trail.readers import Reader, forget_readers
 from accounts.trail.signals import cards_dismissed
 from accounts.trail.types import TrailWriteResult
@@ -115,6 +115,13 @@ def trail_undismiss(*, user: User, item_id: int) -> bool:
         forget_readers(user.pk)
         _dismissals_changed(user.pk)
     return bool(done)
+
+
+def trail_order_set(*, user: User, order: str) -> None:
+    """Keep the order the user's trail opens in ("for you" or newest first)."""
+    if order not in TrailProfile.Order.values:
+        raise ValueError(f"not a trail order: {order}")
+    TrailProfile.objects.update_or_create(user=user, defaults={"order": order})
 
 
 # --- readers' own matches ---------------------------------------------------------

@@ -17,10 +17,16 @@ from rest_framework.utils.urls import replace_query_param
 from rest_framework.views import APIView
 
 from accounts.follows.models import Follow
-from accounts.models import User
 from accounts.recommend.selectors import decode_rank_cursor, for_you_page, ranking_seed, ratings_for_papers
-from accounts.trail.models import CardKind
-from accounts.trail.selectors import InvalidCursor, decode_cursor, trail_item_get, trail_page, trail_unread_counts
+from accounts.trail.models import CardKind, TrailProfile
+from accounts.trail.selectors import (
+    InvalidCursor,
+    decode_cursor,
+    trail_item_get,
+    trail_order_of,
+    trail_page,
+    trail_unread_counts,
+)
 from accounts.trail.services import trail_dismiss, trail_mark_read, trail_undismiss
 from portal.api.errors import NotFoundParameter, ParameterError
 from portal.api.me import MAX_ID, OWN_NOT_FOUND, bool_param
@@ -45,7 +51,7 @@ TRAIL_PARAMETERS = [
     OpenApiParameter(
         "order",
         OpenApiTypes.STR,
-        enum=list(User.TrailOrder.values),
+        enum=list(TrailProfile.Order.values),
         description="for_you: within each day (newest first, in your time zone) by your score; newest: newest "
         "event first. Default: the order you chose on the trail page (for_you unless changed); without a "
         "ranking yet, for_you is newest first.",
@@ -110,10 +116,10 @@ class TrailView(APIView):
         kind = params.get("kind", "") or None
         if kind is not None and kind not in CardKind.values:
             raise ParameterError({"kind": [_("Use new or revision.")]})
-        order = params.get("order", "") or request.user.trail_order
-        if order not in User.TrailOrder.values:
+        order = params.get("order", "") or trail_order_of(user=request.user)
+        if order not in TrailProfile.Order.values:
             raise ParameterError({"order": [_("Use for_you or newest.")]})
-        ranked = order == User.TrailOrder.FOR_YOU and ranking_seed(request.user).ready
+        ranked = order == TrailProfile.Order.FOR_YOU and ranking_seed(request.user).ready
         read_page = for_you_page if ranked else trail_page
         page = read_page(
             user=request.user,

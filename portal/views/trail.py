@@ -18,25 +18,24 @@ from django.views.decorators.http import require_GET, require_POST
 
 from accounts.follows.selectors import follow_list
 from accounts.follows.services import author_variant_reject
-from accounts.models import User
 from accounts.recommend.selectors import for_you_page, ranking_seed
 from accounts.records.selectors import saved_count
-from accounts.services import user_set_trail_order
-from accounts.trail.models import CardKind
+from accounts.trail.models import CardKind, TrailProfile
 from accounts.trail.selectors import (
     InvalidCursor,
     TrailEntry,
     decode_cursor,
     trail_item_get,
+    trail_order_of,
     trail_page,
     trail_unread_total,
 )
-from accounts.trail.services import trail_dismiss, trail_mark_read, trail_undismiss
+from accounts.trail.services import trail_dismiss, trail_mark_read, trail_order_set, trail_undismiss
 from portal.selectors import attach_ratings, attach_records, paper_cards
 
 TRAIL_PAGE = 20
 KINDS = tuple(CardKind.values)
-ORDERS = tuple(User.TrailOrder.values)
+ORDERS = tuple(TrailProfile.Order.values)
 
 
 def _highlight_terms(entry: TrailEntry) -> list[str]:
@@ -72,10 +71,10 @@ def trail(request: HttpRequest) -> HttpResponse:
     if kind is not None and kind not in KINDS:
         return _bad_request(request, context, "kind", _("Use new or revision."))
     unread_only = request.GET.get("unread", "") in ("1", "true", "on")
-    order = request.GET.get("order", "") or request.user.trail_order
+    order = request.GET.get("order", "") or trail_order_of(user=request.user)
     if order not in ORDERS:
         return _bad_request(request, context, "order", _("Use for_you or newest."))
-    seed = ranking_seed(request.user) if order == User.TrailOrder.FOR_YOU else None
+    seed = ranking_seed(request.user) if order == TrailProfile.Order.FOR_YOU else None
     # Without a ranking, "for you" is newest first: the same page, fewer queries.
     read_page = for_you_page if seed is not None and seed.ready else trail_page
     try:
@@ -123,7 +122,7 @@ def trail_order(request: HttpRequest) -> HttpResponse:
     if order not in ORDERS:
         messages.error(request, _("order: use for_you or newest."))
         return redirect("portal:trail")
-    user_set_trail_order(user=request.user, order=order)
+    trail_order_set(user=request.user, order=order)
     return redirect("portal:trail")
 
 

@@ -23,6 +23,7 @@ from accounts.recommend.services import rating_set, recommender_set_description
 from accounts.recommend.trail_order import decode_rank_cursor, for_you_page, ranking_seed
 from accounts.recommend.training import load_embedding
 from accounts.records.services import record_save
+from accounts.trail.models import TrailProfile
 from accounts.trail.selectors import trail_page
 from harvest.embeddings.encoders import get_encoder
 from harvest.embeddings.passages import passage_text, text_hash
@@ -174,8 +175,7 @@ def test_the_page_and_the_api_show_the_order_with_why_and_keep_the_switch(user, 
     assert client.get("/trail/", {"order": "best"}).status_code == 400
     # The switch is kept: the trail opens newest first from now on.
     assert client.post("/trail/order/", {"order": "newest"}).status_code == 302
-    user.refresh_from_db()
-    assert user.trail_order == "newest"
+    assert TrailProfile.objects.get(user=user).order == "newest"
     page = client.get("/trail/").content.decode()
     assert 'data-trail-order="newest"' in page and "data-score=" not in page
     assert client.get("/api/v1/me/trail/").json()["order"] == "newest"

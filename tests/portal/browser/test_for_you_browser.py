@@ -15,6 +15,7 @@ from accounts.models import User
 from accounts.recommend.jobs import retrain_and_rescore
 from accounts.recommend.trail_order import for_you_page
 from accounts.records.services import record_save
+from accounts.trail.models import TrailProfile
 from accounts.trail.selectors import trail_page
 from harvest.models import Paper
 from tests.accounts.conftest import ago, harvest
@@ -81,4 +82,4 @@ def test_the_trail_opens_for_you_with_why_and_switches_to_newest(live_server, re
         page.wait_for_url("**/trail/")
         assert [int(item) for item in cards.evaluate_all("els => els.map(e => e.dataset.item)")] == ranked
     watch.assert_clean()
-    assert in_thread(lambda: User.objects.get(pk=user.pk).trail_order) == "for_you"
+    assert in_thread(lambda: TrailProfile.objects.get(user_id=user.pk).order) == "for_you"
