@@ -54,7 +54,7 @@ def _shortened(text: str) -> str:
 
 
 def feed_user(*, secret: str) -> User | None:
-    row = AlertSettings.objects.filter(feed_secret=secret).select_related("user").first()
+    row = AlertSettings.objects.filter(feed_secret=secret).select_related("user__trail_profile").first()
     if row is None or not row.user.is_active:
         return None
     return row.user

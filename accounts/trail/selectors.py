@@ -341,6 +341,12 @@ def trail_cards_page(*, user_id: int, where: CardFilter, size: int) -> list[Card
 
 
 def trail_order_of(*, user: User) -> str:
-    """The order the user's trail opens in ("for you" unless they chose newest first)."""
+    """The order the user's trail opens in ("for you" unless they chose newest
+    first); no query when the user was read with its profile (select_related)."""
+    if User.trail_profile.is_cached(user):
+        try:
+            return user.trail_profile.order
+        except TrailProfile.DoesNotExist:  # read with its profile, and it has none
+            return TrailProfile.Order.FOR_YOU
     order = TrailProfile.objects.filter(user_id=user.pk).values_list("order", flat=True).first()
     return order or TrailProfile.Order.FOR_YOU

@@ -108,13 +108,13 @@ def test_pages_are_keyset_and_queries_do_not_grow_with_the_page(reader_client, r
     follow(reader, "category", {"code": "cs.LG"}, "Learning")
     for n in range(25):
         harvest(f.record(f"2611.{n:05d}"), hours_ago=50 - n)
-    # Session, user, follows, the reader's follows, exclusions and mark (once
-    # a request), the matches and card states of at most two windows and the
+    # Session, user, the reader's trail order (its profile), follows, the
+    # reader's follows, exclusions and mark (once a request), the matches and card states of at most two windows and the
     # papers' other versions, papers, versions, reasons, picks, latest
     # versions, readings, the reader's records of the cards, the navigation's
     # count (its stamp, and its statement when no stored count fits) and the
     # reader's ranking (none yet): bounded alike for 20 cards or 3.
-    with django_assert_max_num_queries(23):
+    with django_assert_max_num_queries(24):
         first = reader_client.get("/trail/")
     assert len(cards(first)) == 20 and cards(first)[0] == "2611.00024"
     next_link = first.content.decode().split('rel="next"')[0].rsplit('href="', 1)[1].split('"')[0]
@@ -125,7 +125,7 @@ def test_pages_are_keyset_and_queries_do_not_grow_with_the_page(reader_client, r
         "pk", flat=True
     ):
         assert trail_dismiss(user=reader, item_id=paper_id)
-    with django_assert_max_num_queries(23):
+    with django_assert_max_num_queries(24):
         assert len(cards(reader_client.get("/trail/"))) == 3
 
 
