@@ -16,6 +16,7 @@ from django.conf import settings
 from django.db.models import Count, OuterRef, Q, Subquery, Sum
 from django.utils import timezone
 
+from harvest.badges import texts_compared
 from harvest.models import CommunityPick, HarvestRun, Paper, Source, Version
 from harvest.source_rows import configured_slugs
 from harvest.sources.registry import SOURCES
@@ -103,7 +104,7 @@ def _author_names(text: str) -> list[str]:
 
 
 def version_change(older: Version, newer: Version) -> VersionChange:
-    if not (older.title and newer.title):
+    if not texts_compared(older, newer):
         return VersionChange(older=older, newer=newer, recorded=False)
     fields: list[FieldChange] = []
     for name in ("title", "abstract", "comments"):

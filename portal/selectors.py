@@ -10,13 +10,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import date
 
-from django.db.models import F, QuerySet
+from django.db.models import QuerySet
 
 from accounts.recommend.selectors import ratings_for_papers
 from accounts.records.models import Record
 from accounts.records.selectors import records_for_papers
 from digests.models import GuidedReading
 from digests.selectors import readings_for_versions
+from harvest.badges import VersionBadge, latest_versions, version_badge
 from harvest.embeddings.selectors import similar_papers
 from harvest.filters import SORT_INCLUDED, SORT_UPDATED, sorted_papers
 from harvest.models import CommunityPick, Paper, Version
@@ -42,6 +43,7 @@ class PaperCard:
     # The latest version's announcement day when it has no submission date yet
     # (only the feed has brought it): the card shows that instead of an older date.
     announced: date | None = None
+    badge: VersionBadge | None = None  # the latest version's (harvest.badges)
     # Pages that show research-record controls set these (attach_records):
     # the reader's record of the paper, or None when not saved.
     show_record: bool = False
@@ -50,10 +52,6 @@ class PaperCard:
     # reader's rating of the paper (+1, -1), or None when not rated.
     show_rating: bool = False
     rating: int | None = None
-
-    @property
-    def is_revision(self) -> bool:
-        return self.paper.version_count > 1
 
     @property
     def top_upvotes(self) -> int:
@@ -90,23 +88,21 @@ def paper_cards(papers: Sequence[Paper]) -> list[PaperCard]:
     picks: dict[int, list[CommunityPick]] = defaultdict(list)
     for pick in CommunityPick.objects.filter(paper_id__in=ids).select_related("source").order_by("-upvotes"):
         picks[pick.paper_id].append(pick)
-    latest, announced = {}, {}
-    for paper_id, version_id, submitted, day in Version.objects.filter(
-        paper_id__in=ids, number=F("paper__latest_version")
-    ).values_list("paper_id", "id", "submitted", "announced"):
-        latest[paper_id] = version_id
-        if submitted is None:
-            announced[paper_id] = day
-    readings = readings_for_versions(version_ids=latest.values())
-    return [
-        PaperCard(
-            paper=paper,
-            picks=picks.get(paper.pk, []),
-            reading=readings.get(latest.get(paper.pk, -1)),
-            announced=announced.get(paper.pk),
+    latest = latest_versions(ids)
+    readings = readings_for_versions(version_ids=[version.pk for version, _badge in latest.values()])
+    cards = []
+    for paper in papers:
+        version, badge = latest.get(paper.pk, (None, None))
+        cards.append(
+            PaperCard(
+                paper=paper,
+                picks=picks.get(paper.pk, []),
+                reading=readings.get(version.pk) if version else None,
+                announced=version.announced if version and version.submitted is None else None,
+                badge=badge,
+            )
         )
-        for paper in papers
-    ]
+    return cards
 
 
 def similar_paper_cards(paper: Paper, *, k: int = 10) -> list[PaperCard]:
@@ -178,6 +174,7 @@ class PaperDetail:
     changes: list[VersionChange]
     readings: dict[int, GuidedReading]
     picks: list[CommunityPick]
+    badge: VersionBadge | None = None  # the latest stored version's (harvest.badges)
 
 
 def paper_detail(*, arxiv_id: str) -> PaperDetail | None:
@@ -187,10 +184,13 @@ def paper_detail(*, arxiv_id: str) -> PaperDetail | None:
     if history is None:
         return None
     readings = readings_for_versions(version_ids=[version.pk for version in history.versions])
+    by_number = {version.number: version for version in history.versions}
+    latest = history.versions[-1] if history.versions else None
     return PaperDetail(
         paper=history.paper,
         versions=history.versions,
         changes=history.changes,
         readings=readings,
         picks=history.picks,
+        badge=version_badge(latest, previous=by_number.get(latest.number - 1)) if latest else None,
     )

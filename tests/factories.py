@@ -7,6 +7,8 @@ from __future__ import annotations
 from datetime import UTC, date, datetime, timedelta
 from decimal import Decimal
 
+from django.utils import timezone
+
 from digests.models import GuidedReading
 from digests.selectors import current_prompt_version
 from harvest.models import Announcement, AnnouncementItem, CommunityPick, HarvestRun, Paper, Source, Version
@@ -29,8 +31,10 @@ def record(
     first_submitted: datetime | None = None,
     version_gap: timedelta = timedelta(days=7),
 ) -> PaperRecord:
-    """A paper record with `versions` versions, v1 at `first_submitted`."""
-    first = first_submitted or datetime(2026, 11, 1, tzinfo=UTC)
+    """A paper record with `versions` versions, v1 at `first_submitted`; by
+    default the latest version is a day old, so that a paper stored now is new
+    (one arXiv dated long before it was stored is archival: harvest.badges)."""
+    first = first_submitted or timezone.now() - timedelta(days=1) - version_gap * (versions - 1)
     return PaperRecord(
         arxiv_id=arxiv_id,
         title=title or f"Paper {arxiv_id}",

@@ -31,6 +31,7 @@ from accounts.trail.selectors import (
     trail_unread_total,
 )
 from accounts.trail.services import trail_dismiss, trail_mark_read, trail_order_set, trail_undismiss
+from harvest.badges import version_badges
 from portal.selectors import attach_ratings, attach_records, paper_cards
 
 TRAIL_PAGE = 20
@@ -91,8 +92,13 @@ def trail(request: HttpRequest) -> HttpResponse:
     cards = attach_ratings(
         attach_records(paper_cards([entry.paper for entry in page.entries]), request.user), request.user
     )
+    # A trail card is about the version that brought it: the latest one's
+    # badge is the card's already, an older one's is read (one query at most).
+    older = [e.version.pk for e in page.entries if e.version and e.version.number != e.paper.latest_version]
+    badges = version_badges(older) if older else {}
     for card, entry in zip(cards, page.entries, strict=True):
         card.highlight = _highlight_terms(entry)
+        card.badge = badges.get(entry.version.pk, card.badge) if entry.version is not None else card.badge
     undo = None
     if request.GET.get("undo", "").isdecimal():
         undo = trail_item_get(user=request.user, item_id=int(request.GET["undo"]))

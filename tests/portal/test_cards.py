@@ -3,7 +3,7 @@ what it shows for each kind of paper, in both languages, with every harvested
 value escaped."""
 
 import re
-from datetime import date, timedelta
+from datetime import UTC, date, datetime, timedelta
 
 import pytest
 from django.utils import timezone, translation
@@ -149,7 +149,9 @@ def announce(arxiv_id: str, version: int, day: date) -> None:
 
 def test_a_card_whose_latest_version_has_only_an_announcement_day_says_announced():
     f.store(f.record("2611.00005", versions=1), at=timezone.now() - timedelta(days=3))
-    f.store(f.record("2611.00006", versions=1), at=timezone.now() - timedelta(days=3))
+    f.store(
+        f.record("2611.00006", first_submitted=datetime(2026, 11, 1, tzinfo=UTC)), at=timezone.now() - timedelta(days=3)
+    )
     announce("2611.00005", 2, date(2026, 11, 24))
     with translation.override("zh-hans"):
         announced, dated = card_of("2611.00005"), card_of("2611.00006")

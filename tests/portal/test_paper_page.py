@@ -70,7 +70,9 @@ def test_every_version_with_its_date_and_size(client, revised_paper):
 
 
 def test_a_version_known_only_from_the_announcement_feed_says_when_it_was_announced(client):
-    f.store(f.record("2610.06000", versions=1), at=timezone.now() - timedelta(days=2))
+    f.store(
+        f.record("2610.06000", first_submitted=datetime(2026, 11, 1, tzinfo=UTC)), at=timezone.now() - timedelta(days=2)
+    )
     listed = f.record("2610.06000", versions=2)
     listed.versions = [VersionRecord(2)]  # the feed carries no submission date
     announcement_store(
