@@ -16,6 +16,9 @@ from harvest.sources.arxiv_rss import ARXIV_ZONE
 # arXiv announces Sunday to Thursday at 20:00 US Eastern (Python weekdays).
 _ANNOUNCEMENT_WEEKDAYS = frozenset((6, 0, 1, 2, 3))
 _ANNOUNCEMENT_TIME = time(20, 0)
+# An announcement lists what was submitted before 14:00 US Eastern that
+# weekday (Sunday's, before Friday's 14:00): arXiv's published schedule.
+_SUBMISSION_DEADLINE = time(14, 0)
 
 
 @dataclass
@@ -123,3 +126,27 @@ def is_listing_day(day: date) -> bool:
 def announcement_due(*, start: datetime, end: datetime) -> bool:
     """Whether an announcement was due between `start` and `end` (both included)."""
     return next_expected_announcement(after=start - timedelta(microseconds=1)) <= end
+
+
+def _deadline(evening: date) -> datetime:
+    """The submission deadline of the announcement made on `evening` (UTC):
+    14:00 US Eastern that day, or on the Friday before for a Sunday."""
+    day = evening - timedelta(days=2) if evening.weekday() == 6 else evening
+    return datetime.combine(day, _SUBMISSION_DEADLINE, tzinfo=ARXIV_ZONE).astimezone(UTC)
+
+
+def submission_window(day: date) -> tuple[datetime, datetime]:
+    """The submission times (start, end], UTC, that arXiv's listing dated
+    `day` announces as new: from the previous announcement's deadline to its own."""
+    announced = announcement_of(day)
+    previous = latest_expected_announcement(at=announced - timedelta(microseconds=1))
+    return _deadline(previous.astimezone(ARXIV_ZONE).date()), _deadline(announced.astimezone(ARXIV_ZONE).date())
+
+
+def listing_of_submission(submitted: datetime) -> date:
+    """The date of arXiv's listing that announces a version submitted at this
+    moment (holidays skipped as next_expected_announcement skips them)."""
+    announcement = next_expected_announcement(after=submitted)
+    while _deadline(announcement.astimezone(ARXIV_ZONE).date()) < submitted:
+        announcement = next_expected_announcement(after=announcement)
+    return listing_day(announcement)

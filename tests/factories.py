@@ -11,6 +11,7 @@ from django.utils import timezone
 
 from digests.models import GuidedReading
 from digests.selectors import current_prompt_version
+from harvest.completeness import latest_expected_announcement, listing_day, submission_window
 from harvest.models import Announcement, AnnouncementItem, CommunityPick, HarvestRun, Paper, Source, Version
 from harvest.search_index import index_pending_papers
 from harvest.services import UpsertResult, paper_upsert_many
@@ -47,6 +48,16 @@ def record(
             for n in range(1, versions + 1)
         ],
     )
+
+
+def latest_listing() -> date:
+    """arXiv's latest listing by its schedule, now."""
+    return listing_day(latest_expected_announcement())
+
+
+def submitted_for_listing(day: date) -> datetime:
+    """A submission time that arXiv's listing dated `day` announces as new."""
+    return submission_window(day)[1] - timedelta(hours=1)
 
 
 def store(*records: PaperRecord, at: datetime) -> UpsertResult:

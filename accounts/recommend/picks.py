@@ -5,9 +5,12 @@ pick a thumbs up that seeds their ranking (services.picks_record).
 Their categories are their category follows; without any, the categories
 their research record lists most; without a record either, computer science
 as a whole, most popular first. "The day" is an arXiv listing: the papers
-first stored here between its announcement (Sunday to Thursday 20:00 US
-Eastern) and the next one, as the overview counts new papers by when they
-arrived. PAGE_SIZE of them are offered, taken in turn from each category
+whose first version it announced (the feed's day for that version, else the
+listing its submission time falls in: harvest.completeness), not when this
+library stored them, so a back-fill of old papers never makes "a day". The
+latest listing by arXiv's schedule is offered; when the library holds none of
+its papers in those categories, the newest listing it does hold, and the page
+says so. PAGE_SIZE of them are offered, taken in turn from each category
 (the paper's primary one, or the first followed one it lists), most popular
 then newest first within each, so that one busy category does not fill the
 page. The offer depends on the day, the categories and the exclusions only,
@@ -20,7 +23,7 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
 
-from django.db.models import Count, Exists, OuterRef, Q
+from django.db.models import Count, Exists, F, OuterRef, Q
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
@@ -33,17 +36,15 @@ from harvest.completeness import (
     is_listing_day,
     latest_expected_announcement,
     listing_day,
-    next_expected_announcement,
+    listing_of_submission,
+    submission_window,
 )
-from harvest.models import Paper, PaperCategory
+from harvest.models import Paper, PaperCategory, Version
 
 PAGE_SIZE = 48
 MAX_PICKS = 10
 RECORD_CATEGORIES = 3  # the research record's most listed categories, when nothing is followed
 POPULAR_ARCHIVE = "cs"
-# The latest day is looked for among the papers stored this recently: a
-# category with nothing newer offers nothing rather than a scan of the library.
-LOOKBACK = timedelta(days=14)
 FIRST_LISTING = date(1991, 8, 14)
 
 
@@ -64,8 +65,11 @@ class PickGroup:
 class PickPage:
     basis: str  # Basis: where the categories came from
     categories: list[str]
-    day: date | None  # the arXiv listing's date; None when the categories had nothing lately
+    day: date | None  # the arXiv listing's date; None when the library holds nothing in the categories
     announced_at: datetime | None  # when arXiv announced it (UTC)
+    # arXiv's latest listing by its schedule: `day` unless the library holds
+    # none of its papers in the categories (or another day was asked for).
+    latest: date | None = None
     groups: list[PickGroup] = field(default_factory=list)
     liked: set[int] = field(default_factory=set)  # offered papers already picked or rated up
     saved: set[int] = field(default_factory=set)  # offered papers already in the research record
@@ -137,17 +141,34 @@ def _listed_in(codes: list[str]) -> Exists:
     return Exists(PaperCategory.objects.filter(paper_id=OuterRef("pk")).filter(_category_filter(codes)))
 
 
-def latest_day(codes: list[str], *, now: datetime | None = None) -> date | None:
-    """The listing day of the newest paper in these categories stored within LOOKBACK."""
-    since = (now or timezone.now()) - LOOKBACK
-    newest = (
-        Paper.objects.filter(included_at__gte=since)
-        .filter(_listed_in(codes))
-        .order_by("-included_at", "-id")
-        .values_list("included_at", flat=True)
+def _announced_on(day: date) -> Q:
+    """Papers whose first version arXiv's listing dated `day` announced."""
+    start, end = submission_window(day)
+    first = Version.objects.filter(paper_id=OuterRef("pk"), number=1, announced__isnull=False)
+    return Q(Exists(first.filter(announced=day))) | (Q(published__gt=start, published__lte=end) & ~Q(Exists(first)))
+
+
+def latest_day(codes: list[str], *, now: datetime | None = None) -> tuple[date, date | None]:
+    """(arXiv's latest listing by its schedule, the newest listing whose new
+    papers the library holds in these categories: that one when it has any,
+    else None when it holds no paper in them at all)."""
+    latest = listing_day(latest_expected_announcement(at=now))
+    papers = Paper.objects.filter(_listed_in(codes))
+    if papers.filter(_announced_on(latest)).exists():
+        return latest, latest
+    days = []
+    submitted = papers.order_by(F("published").desc(nulls_last=True)).values_list("published", flat=True).first()
+    if submitted is not None:
+        days.append(listing_of_submission(submitted))
+    announced = (
+        Version.objects.filter(number=1, announced__isnull=False, paper__in=papers)
+        .order_by("-announced")
+        .values_list("announced", flat=True)
         .first()
     )
-    return listing_day(latest_expected_announcement(at=newest)) if newest else None
+    if announced is not None:
+        days.append(announced)
+    return latest, max(days, default=None)
 
 
 def _group_of(codes: list[str], primary: str, categories: list[str]) -> str:
@@ -158,15 +179,13 @@ def _group_of(codes: list[str], primary: str, categories: list[str]) -> str:
 
 
 def _offer(user: User, codes: list[str], day: date, *, popular: bool) -> list[PickGroup]:
-    start = announcement_of(day)
-    end = next_expected_announcement(after=start)
     excluded = list(Exclusion.objects.filter(user=user, kind=Exclusion.Kind.CATEGORY).values_list("value", flat=True))
-    rows = Paper.objects.filter(included_at__gte=start, included_at__lt=end).filter(_listed_in(codes))
+    rows = Paper.objects.filter(_announced_on(day)).filter(_listed_in(codes))
     if excluded:
         rows = rows.exclude(_listed_in(excluded))
-    found = list(rows.values_list("id", "primary_category", "categories", "popularity", "included_at"))
+    found = list(rows.values_list("id", "primary_category", "categories", "popularity", "published"))
     # Most popular, then newest, then by id: the same offer on every read.
-    found.sort(key=lambda row: (-row[3], -row[4].timestamp(), -row[0]))
+    found.sort(key=lambda row: (-row[3], -(row[4].timestamp() if row[4] else 0), -row[0]))
     if popular:
         chosen = {POPULAR_ARCHIVE: [row[0] for row in found[:PAGE_SIZE]]}
     else:
@@ -191,8 +210,11 @@ def pick_page(*, user: User, day: date | None = None, now: datetime | None = Non
     their categories (or those of `day`, an arXiv listing date), with those
     they already picked, rated up or saved."""
     basis, codes = pick_categories(user)
-    day = day or latest_day(codes, now=now)
-    page = PickPage(basis, codes, day, announcement_of(day) if day else None)
+    if day is None:
+        latest, day = latest_day(codes, now=now)
+    else:
+        latest = listing_day(latest_expected_announcement(at=now))
+    page = PickPage(basis, codes, day, announcement_of(day) if day else None, latest=latest)
     page.picks = Rating.objects.filter(user=user, source=Rating.Source.PICK, value=Rating.Value.UP).count()
     if day is None:
         return page

@@ -61,6 +61,7 @@ class PickListView(APIView):
             "basis": page.basis,
             "categories": page.categories,
             "day": page.day,
+            "latest": page.latest,
             "announced_at": page.announced_at,
             "max_picks": MAX_PICKS,
             "picks": page.picks,

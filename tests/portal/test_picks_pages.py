@@ -21,9 +21,10 @@ from accounts.models import User
 from accounts.recommend.debounce import RETRAIN_KEY
 from accounts.recommend.jobs import retrain_and_rescore
 from accounts.recommend.models import Rating
+from harvest.completeness import latest_expected_announcement, listing_day
 from harvest.models import Version
 from tests.accounts.conftest import ago
-from tests.factories import reading, record, store
+from tests.factories import latest_listing, reading, record, store, submitted_for_listing
 from tests.portal.db_writes import rows_written
 
 # Calendar: the page offers the latest listing day's papers, found from now.
@@ -37,10 +38,16 @@ def day(reader) -> dict[str, list[str]]:
     markup), two of an earlier day, three of cs.CV today; cs.SE followed."""
     cache.delete(RETRAIN_KEY.format(user_id=reader.pk))
     today = [f"2612.{n:05d}" for n in range(1, 13)]
-    store(*(record(arxiv_id, categories=["cs.SE"]) for arxiv_id in today[1:]), at=ago(minutes=30))
-    store(record(today[0], title="<b>Flaky</b> tests & their causes", categories=["cs.SE"]), at=ago(minutes=30))
-    store(record("2611.00001", categories=["cs.SE"]), record("2611.00002", categories=["cs.SE"]), at=ago(days=9))
-    store(*(record(f"2613.{n:05d}", categories=["cs.CV"]) for n in range(1, 4)), at=ago(minutes=30))
+    now = submitted_for_listing(latest_listing())
+    before = submitted_for_listing(listing_day(latest_expected_announcement(at=ago(days=9))))
+    store(*(record(arxiv_id, categories=["cs.SE"], first_submitted=now) for arxiv_id in today[1:]), at=ago(minutes=30))
+    flaky = record(today[0], title="<b>Flaky</b> tests & their causes", categories=["cs.SE"], first_submitted=now)
+    store(flaky, at=ago(minutes=30))
+    older = [record(f"2611.0000{n}", categories=["cs.SE"], first_submitted=before) for n in (1, 2)]
+    store(*older, at=ago(days=9))
+    store(
+        *(record(f"2613.{n:05d}", categories=["cs.CV"], first_submitted=now) for n in range(1, 4)), at=ago(minutes=30)
+    )
     reading(
         Version.objects.get(paper__arxiv_id=today[1], number=1),
         written_at=timezone.now(),

@@ -25,8 +25,12 @@ class PickPageSerializer(serializers.Serializer):
     categories = serializers.ListField(child=serializers.CharField(), help_text="Category codes or archives.")
     day = serializers.DateField(
         allow_null=True,
-        help_text="The arXiv listing date of the papers offered; null when the categories had no paper in the "
-        "last 14 days.",
+        help_text="The arXiv listing date of the papers offered (the listing that announced their first "
+        "version); null when the library holds no paper in the categories.",
+    )
+    latest = serializers.DateField(
+        help_text="arXiv's latest listing by its schedule; `day` is an earlier one when the library holds none "
+        "of that listing's papers in the categories."
     )
     announced_at = serializers.DateTimeField(allow_null=True, help_text="When arXiv announced that listing (UTC).")
     max_picks = serializers.IntegerField(help_text="The most papers one POST may pick.")

@@ -8,6 +8,8 @@ who picks papers of one topic and finds that topic first in their trail."""
 
 from __future__ import annotations
 
+from datetime import UTC, date, datetime, timedelta
+
 import pytest
 from django.core.cache import cache
 from django.core.exceptions import ValidationError
@@ -22,7 +24,7 @@ from accounts.recommend.services import picks_record, rating_set
 from accounts.recommend.trail_order import for_you_page, ranking_seed
 from accounts.recommend.training import load_embedding, train_user
 from accounts.records.services import record_save
-from harvest.completeness import latest_expected_announcement, listing_day
+from harvest.completeness import announcement_of, latest_expected_announcement, listing_day, submission_window
 from harvest.embeddings.services import embed_papers
 from harvest.models import Paper
 from tests.accounts.conftest import ago, harvest
@@ -39,9 +41,30 @@ def no_waiting_retrain(user):
     cache.delete(RETRAIN_KEY.format(user_id=user.pk))
 
 
-def _papers(prefix: str, count: int, categories: list[str], *, at) -> list[str]:
+def _latest() -> date:
+    """arXiv's latest listing by its schedule, now."""
+    return listing_day(latest_expected_announcement())
+
+
+def _before(day: date) -> date:
+    """The listing before the one dated `day`."""
+    return listing_day(latest_expected_announcement(at=announcement_of(day) - timedelta(microseconds=1)))
+
+
+def _submitted_for(day: date) -> datetime:
+    """A submission time that the listing dated `day` announces."""
+    return submission_window(day)[1] - timedelta(hours=1)
+
+
+def _papers(prefix: str, count: int, categories: list[str], *, day: date | None = None, at=None) -> list[str]:
+    """Papers first announced in the listing dated `day` (the latest by
+    default), stored at `at` (half an hour ago by default)."""
+    submitted = _submitted_for(day or _latest())
     ids = [f"{prefix}.{n:05d}" for n in range(1, count + 1)]
-    store(*(record(arxiv_id, categories=categories) for arxiv_id in ids), at=at)
+    store(
+        *(record(arxiv_id, categories=categories, first_submitted=submitted) for arxiv_id in ids),
+        at=at or ago(minutes=30),
+    )
     return ids
 
 
@@ -53,28 +76,29 @@ def _offered(page) -> set[str]:
 @pytest.mark.calendar
 def test_the_page_offers_the_latest_day_of_the_followed_categories_only(user):
     follow_create(user=user, kind="category", value={"code": "cs.SE"})
-    older = _papers("2611", 4, ["cs.SE"], at=ago(days=9))
-    today = _papers("2612", 5, ["cs.SE"], at=ago(minutes=30))
+    older_day = _before(_before(_latest()))
+    older = _papers("2611", 4, ["cs.SE"], day=older_day, at=ago(days=2))
+    today = _papers("2612", 5, ["cs.SE"])
     crossed = _papers("2613", 2, ["cs.LG", "cs.SE"], at=ago(minutes=20))
-    _papers("2614", 3, ["cs.CV"], at=ago(minutes=25))
-    excluded = _papers("2615", 2, ["cs.SE", "cs.CR"], at=ago(minutes=25))
+    _papers("2614", 3, ["cs.CV"])
+    excluded = _papers("2615", 2, ["cs.SE", "cs.CR"])
     exclusion_create(user=user, kind="category", value="cs.CR")
     page = pick_page(user=user)
     assert (page.basis, page.categories) == (Basis.FOLLOWS, ["cs.SE"])
-    assert page.day == listing_day(latest_expected_announcement(at=ago(minutes=20)))
+    assert page.day == page.latest == _latest()
     assert _offered(page) == set(today + crossed)
     assert not _offered(page) & set(excluded)
     # A cross-listed paper is offered under the followed category it lists.
     assert {group.category for group in page.groups} == {"cs.SE"}
     # An older day, asked for by its listing date, is that day's papers.
-    day = listing_day(latest_expected_announcement(at=ago(days=9)))
-    assert _offered(pick_page(user=user, day=day)) == set(older)
+    assert _offered(pick_page(user=user, day=older_day)) == set(older)
+    assert pick_page(user=user, day=_before(_latest())).papers == []
 
 
 @pytest.mark.calendar
 def test_the_page_takes_turns_between_categories_most_popular_first(user):
-    testing = _papers("2612", 40, ["cs.SE"], at=ago(minutes=30))
-    statistics = _papers("2613", 15, ["stat.ME"], at=ago(minutes=30))
+    testing = _papers("2612", 40, ["cs.SE"])
+    statistics = _papers("2613", 15, ["stat.ME"])
     follow_create(user=user, kind="category", value={"code": "cs.SE"})
     follow_create(user=user, kind="category", value={"code": "stat.ME"})
     Paper.objects.filter(arxiv_id=testing[-1]).update(upvotes=50)
@@ -92,15 +116,15 @@ def test_the_page_takes_turns_between_categories_most_popular_first(user):
 
 @pytest.mark.calendar
 def test_without_follows_the_records_categories_then_the_most_popular_cs_papers(user):
-    language = _papers("2612", 3, ["cs.CL"], at=ago(minutes=30))
-    vision = _papers("2613", 3, ["cs.CV", "cs.LG"], at=ago(minutes=30))
-    _papers("2614", 2, ["math.AG"], at=ago(minutes=30))
+    language = _papers("2612", 3, ["cs.CL"])
+    vision = _papers("2613", 3, ["cs.CV", "cs.LG"])
+    _papers("2614", 2, ["math.AG"])
     Paper.objects.filter(arxiv_id=vision[1]).update(upvotes=20)
     page = pick_page(user=user)
     assert (page.basis, page.categories) == (Basis.POPULAR, ["cs"])
     assert _offered(page) == set(language + vision)
     assert page.papers[0].arxiv_id == vision[1]
-    (saved,) = _papers("2611", 1, ["cs.CL", "cs.IR"], at=ago(days=9))
+    (saved,) = _papers("2611", 1, ["cs.CL", "cs.IR"], day=_before(_before(_latest())), at=ago(days=2))
     record_save(user=user, paper=Paper.objects.get(arxiv_id=saved))
     page = pick_page(user=user)
     assert (page.basis, page.categories) == (Basis.RECORDS, ["cs.CL", "cs.IR"])
@@ -109,11 +133,34 @@ def test_without_follows_the_records_categories_then_the_most_popular_cs_papers(
 
 
 @pytest.mark.calendar
-def test_nothing_lately_in_the_categories_offers_nothing(user):
+def test_no_paper_in_the_categories_offers_nothing(user):
     follow_create(user=user, kind="category", value={"code": "cs.SE"})
-    _papers("2611", 2, ["cs.SE"], at=ago(days=20))
+    _papers("2611", 2, ["cs.CV"])
     page = pick_page(user=user)
-    assert page.day is None and page.papers == []
+    assert page.day is None and page.papers == [] and page.latest == _latest()
+
+
+@pytest.mark.calendar
+def test_old_papers_a_back_fill_stored_today_are_never_the_latest_listing(user):
+    """The offline bundle's case: papers of March 2016 stored half an hour
+    ago. The latest listing has none of them; the page offers the newest
+    listing the library does hold, with its true date, and says so."""
+    follow_create(user=user, kind="category", value={"code": "cs.SE"})
+    march = datetime(2016, 3, 9, 12, tzinfo=UTC)
+    store(
+        *(record(f"1603.0{n:04d}", categories=["cs.SE"], first_submitted=march) for n in range(1, 4)),
+        at=ago(minutes=30),
+    )
+    store(
+        record("1101.00001", categories=["cs.SE"], first_submitted=datetime(2011, 1, 3, tzinfo=UTC)), at=ago(minutes=30)
+    )
+    page = pick_page(user=user)
+    assert page.latest == _latest() and page.day == date(2016, 3, 10)
+    assert _offered(page) == {"1603.00001", "1603.00002", "1603.00003"}
+    # A paper of the latest listing, once stored, is offered instead.
+    today = _papers("2612", 1, ["cs.SE"])
+    page = pick_page(user=user)
+    assert page.day == page.latest and _offered(page) == set(today)
 
 
 @translation.override("en")
@@ -169,9 +216,9 @@ def test_picks_are_thumbs_up_from_the_page_and_retrain_once(user, django_capture
 @pytest.mark.calendar
 def test_picks_are_refused_when_none_too_many_or_not_offered(user):
     follow_create(user=user, kind="category", value={"code": "cs.SE"})
-    older = _papers("2611", 1, ["cs.SE"], at=ago(days=9))
-    today = _papers("2612", 12, ["cs.SE"], at=ago(minutes=30))
-    vision = _papers("2613", 1, ["cs.CV"], at=ago(minutes=30))
+    older = _papers("2611", 1, ["cs.SE"], day=_before(_latest()), at=ago(days=1))
+    today = _papers("2612", 12, ["cs.SE"])
+    vision = _papers("2613", 1, ["cs.CV"])
     cases = {
         "at least one": [],
         "you chose 11": today[:11],
@@ -209,8 +256,18 @@ def test_a_researcher_with_no_saves_picks_a_topic_and_finds_it_first_in_the_trai
     records = sorted(real_records(), key=lambda r: r.arxiv_id)
     testing = [r for r in records if r.categories[0] == "cs.SE"][:16]
     statistics = [r for r in records if r.categories[0] == "stat.ME" and r.arxiv_id.startswith("2403.1")][:17]
+    # The real papers dated into arXiv's latest listing, as the day's harvest would bring them.
+    submitted = _submitted_for(_latest())
+    for paper_record in testing + statistics:
+        for number, version in enumerate(paper_record.versions):
+            version.submitted = submitted + timedelta(minutes=number)
+        paper_record.published = paper_record.updated = None  # the versions' dates stand
     # A statistics paper of an earlier day: stat.ME is a category the library knows before it is followed.
-    harvest(statistics.pop(), at=ago(days=9))
+    older = statistics.pop()
+    for version in older.versions:
+        version.submitted = _submitted_for(listing_day(latest_expected_announcement(at=ago(days=9))))
+    older.published = older.updated = None
+    harvest(older, at=ago(days=9))
     follow_create(user=user, kind="category", value={"code": "cs.SE"})
     follow_create(user=user, kind="category", value={"code": "stat.ME"})
     harvest(*testing, *statistics, at=ago(minutes=30))
@@ -219,7 +276,10 @@ def test_a_researcher_with_no_saves_picks_a_topic_and_finds_it_first_in_the_trai
     unranked = [entry.paper.arxiv_id for entry in for_you_page(user=user, size=100).entries]
     page = pick_page(user=user)
     groups = {group.category: [paper.arxiv_id for paper in group.papers] for group in page.groups}
-    assert set(groups) == {"cs.SE", "stat.ME"} and len(page.papers) == 32
+    # Two arrive at v2: their first version was announced before, so the day offers the other 30.
+    first_versions = {r.arxiv_id for r in testing + statistics if r.versions[0].number == 1}
+    assert set(groups) == {"cs.SE", "stat.ME"} and {paper.arxiv_id for paper in page.papers} == first_versions
+    assert len(first_versions) == 30
     picked = groups["cs.SE"][:3]
     picks_record(user=user, arxiv_ids=picked)
     retrain_and_rescore(user.pk)

@@ -14,7 +14,7 @@ from accounts.recommend.debounce import RETRAIN_KEY
 from accounts.recommend.models import Rating
 from harvest.completeness import latest_expected_announcement, listing_day
 from tests.accounts.conftest import ago
-from tests.factories import record, store
+from tests.factories import latest_listing, record, store, submitted_for_listing
 from tests.portal.db_writes import rows_written
 
 # Calendar: the offer is the latest listing day's papers, found from now.
@@ -26,9 +26,11 @@ URL = "/api/v1/me/picks/"
 def today(user) -> list[str]:
     cache.delete(RETRAIN_KEY.format(user_id=user.pk))
     ids = [f"2612.{n:05d}" for n in range(1, 13)]
-    store(*(record(arxiv_id, categories=["cs.SE"]) for arxiv_id in ids), at=ago(minutes=30))
-    store(record("2611.00001", categories=["cs.SE"]), at=ago(days=9))
-    store(record("2613.00001", categories=["cs.CV"]), at=ago(minutes=30))
+    now = submitted_for_listing(latest_listing())
+    before = submitted_for_listing(listing_day(latest_expected_announcement(at=ago(days=9))))
+    store(*(record(arxiv_id, categories=["cs.SE"], first_submitted=now) for arxiv_id in ids), at=ago(minutes=30))
+    store(record("2611.00001", categories=["cs.SE"], first_submitted=before), at=ago(days=9))
+    store(record("2613.00001", categories=["cs.CV"], first_submitted=now), at=ago(minutes=30))
     follow_create(user=user, kind="category", value={"code": "cs.SE"})
     return ids
 

@@ -15,6 +15,7 @@ from accounts.follows.services import follow_create
 from accounts.models import User
 from accounts.recommend.models import Rating
 from tests.accounts.conftest import ago, harvest, record
+from tests.factories import latest_listing, submitted_for_listing
 from tests.portal.browser.conftest import browser_page, in_thread, screenshot
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -55,8 +56,12 @@ TITLES = [
 def researcher() -> tuple[str, int]:
     user = User.objects.create_user("picker", password="x")
     follow_create(user=user, kind="category", value={"code": "cs.SE"}, name="Software engineering")
+    listed = submitted_for_listing(latest_listing())
     harvest(
-        *(record(f"2612.{n:05d}", title=title, categories=["cs.SE"]) for n, title in enumerate(TITLES, 1)),
+        *(
+            record(f"2612.{n:05d}", title=title, categories=["cs.SE"], first_submitted=listed)
+            for n, title in enumerate(TITLES, 1)
+        ),
         at=ago(minutes=40),
     )
     client = Client()
