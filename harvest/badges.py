@@ -18,7 +18,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, time, timedelta
 
-from django.db.models import F, OuterRef, Subquery
+from django.db.models import F, OuterRef, Q, Subquery
 
 from harvest.models import Version
 
@@ -61,6 +61,11 @@ def version_dated(version: Version) -> datetime | None:
     if version.announced is not None:
         return datetime.combine(version.announced, time(0), tzinfo=UTC)
     return None
+
+
+def dated_since(since: datetime) -> Q:
+    """Versions arXiv dated at or after `since` (as version_dated dates them)."""
+    return Q(submitted__gte=since) | Q(submitted__isnull=True, announced__gte=since.astimezone(UTC).date())
 
 
 def is_archival(*, dated: datetime | None, stored_at: datetime) -> bool:

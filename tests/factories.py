@@ -4,6 +4,7 @@ recorded announcements."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from datetime import UTC, date, datetime, timedelta
 from decimal import Decimal
 
@@ -32,11 +33,14 @@ def record(
     first_submitted: datetime | None = None,
     version_gap: timedelta = timedelta(days=7),
 ) -> PaperRecord:
-    """A paper record with `versions` versions, v1 at `first_submitted`; by
-    default the latest version is a day old, so that a paper stored now is new
-    (one arXiv dated long before it was stored is archival: harvest.badges)."""
+    """A paper record with `versions` versions, v1 at `first_submitted`. By
+    default the latest version is a day old, and `store` or the trail tests'
+    `harvest` date it an hour before they store it: a paper stored at a time
+    is new then (one arXiv dated long before it was stored is archival, and
+    windows count arXiv's dates: harvest.badges)."""
     first = first_submitted or timezone.now() - timedelta(days=1) - version_gap * (versions - 1)
-    return PaperRecord(
+    kind = PaperRecord if first_submitted else DatedWhenStored
+    return kind(
         arxiv_id=arxiv_id,
         title=title or f"Paper {arxiv_id}",
         abstract=abstract,
@@ -48,6 +52,33 @@ def record(
             for n in range(1, versions + 1)
         ],
     )
+
+
+class DatedWhenStored(PaperRecord):
+    """A `record` made without a date: `stored_dated` dates it by its store time."""
+
+
+def stored_dated(records: Iterable[PaperRecord], at: datetime) -> list[PaperRecord]:
+    """The records, those made without a date dated as new at `at` (version gaps kept)."""
+    records = list(records)
+    for paper_record in records:
+        if isinstance(paper_record, DatedWhenStored):
+            shift = at - timedelta(hours=1) - paper_record.versions[-1].submitted
+            for version in paper_record.versions:
+                version.submitted += shift
+    return records
+
+
+def dated_by_harvest(records: list[PaperRecord], at: datetime) -> list[PaperRecord]:
+    """Recorded papers re-dated as a harvest at `at` would bring them new: each
+    latest version submitted an hour before, earlier ones a week apart (their
+    recorded dates are years old, and windows count arXiv's dates)."""
+    for paper_record in records:
+        latest = max((version.number for version in paper_record.versions), default=1)
+        for version in paper_record.versions:
+            version.submitted = at - timedelta(hours=1) - timedelta(days=7) * (latest - version.number)
+        paper_record.published = paper_record.updated = None  # the versions' dates stand
+    return records
 
 
 def latest_listing() -> date:
@@ -63,7 +94,7 @@ def submitted_for_listing(day: date) -> datetime:
 def store(*records: PaperRecord, at: datetime) -> UpsertResult:
     """Store as a harvest at `at` would (included_at / discovered_at = at),
     then index the papers for full-text search as the task after a run does."""
-    result = paper_upsert_many(records=list(records), now=at)
+    result = paper_upsert_many(records=stored_dated(records, at), now=at)
     index_pending_papers()
     return result
 

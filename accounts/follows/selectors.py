@@ -62,7 +62,7 @@ class FollowPreview:
     last_7_days: int
     last_30_days: int
     recent: list[Paper]  # newest event first
-    # When each of `recent` reached the library (its matching version), the order they are listed in.
+    # arXiv's date of each of `recent`'s matching version (not when the library stored it).
     recent_at: list[datetime] = field(default_factory=list)
     # True: more than the figure (PREVIEW_COUNT_CAP), which says "this follow
     # matches a great deal" as well as an exact count would.
@@ -83,8 +83,8 @@ def follow_preview(
     include_revisions: bool = True,
     now: datetime | None = None,
 ) -> FollowPreview:
-    """What a follow would have brought: papers with a matching event in the
-    last 7 and 30 days, and the five most recent (papers not yet in the
+    """What a follow would have brought: papers with a matching version arXiv
+    dated in the last 7 and 30 days, and the five most recent (papers not yet in the
     full-text index count once they are, as in the library)."""
     now = now or timezone.now()
     compiled = (value if isinstance(value, FollowDefinition) else FollowDefinition.parse(kind, value)).compiled

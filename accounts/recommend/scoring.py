@@ -17,7 +17,7 @@ from datetime import datetime, timedelta
 import numpy as np
 from django.conf import settings
 from django.db import connection, transaction
-from django.db.models import Exists, Max, OuterRef, QuerySet
+from django.db.models import Exists, OuterRef, QuerySet
 from django.utils import timezone
 from scipy import sparse
 
@@ -32,6 +32,7 @@ from accounts.recommend.models import NotInterested, Recommendation, Recommender
 from accounts.recommend.training import load, load_embedding
 from accounts.records.models import Record
 from accounts.trail.selectors import trail_papers_among
+from harvest.badges import dated_since, version_dated
 from harvest.embeddings.encoders import get_encoder
 from harvest.embeddings.index import vectors_of
 from harvest.models import Version
@@ -47,13 +48,21 @@ def window_start(now: datetime | None = None) -> datetime:
 
 
 def event_times(paper_ids: Iterable[int] | None = None, *, since: datetime | None = None) -> dict[int, datetime]:
-    """When each paper's latest version arrived here (only versions since `since`)."""
+    """arXiv's date of each paper's latest version (only versions it dated
+    since `since`): the window counts papers new on arXiv, not papers a
+    back-fill stored lately."""
     versions = Version.objects.all()
     if since is not None:
-        versions = versions.filter(discovered_at__gte=since)
+        # Stored after arXiv dated it: the stored time bounds the range read.
+        versions = versions.filter(dated_since(since), discovered_at__gte=since)
     if paper_ids is not None:
         versions = versions.filter(paper_id__in=list(paper_ids))
-    return dict(versions.values("paper_id").annotate(at=Max("discovered_at")).values_list("paper_id", "at"))
+    times: dict[int, datetime] = {}
+    for version in versions.only("paper_id", "submitted", "announced"):
+        dated = version_dated(version)
+        if dated is not None and (version.paper_id not in times or dated > times[version.paper_id]):
+            times[version.paper_id] = dated
+    return times
 
 
 def _excluded(user_ids: list[int], paper_ids: list[int]) -> dict[int, set[int]]:

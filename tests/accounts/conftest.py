@@ -18,7 +18,7 @@ from harvest.models import Paper
 from harvest.search_index import index_pending_papers
 from harvest.services import paper_upsert_many
 from harvest.source_records import PaperRecord
-from tests.factories import record
+from tests.factories import record, stored_dated
 
 __all__ = ["ago", "harvest", "record", "user"]
 
@@ -31,7 +31,8 @@ def harvest(*records: PaperRecord, at: datetime | None = None, index: bool = Tru
     """Store records as a harvest page at `at` and match its new versions.
     `index=False` leaves the papers out of the full-text index, as right after
     a harvest."""
-    result = paper_upsert_many(records=list(records), now=at or ago(minutes=5))
+    at = at or ago(minutes=5)
+    result = paper_upsert_many(records=stored_dated(records, at), now=at)
     if index:
         index_pending_papers()
     return match_versions(version_ids=result.created_version_ids)

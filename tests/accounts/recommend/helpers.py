@@ -1,7 +1,8 @@
 """Real recorded papers in the library for the recommendation tests: the
 arXiv API page for "testing" (software testing, cs.SE and neighbours) and
 the stat announcement feed of 2024-03-26 (statistics, many cross-listed with
-cs), stored through the real parsers and upsert a day ago."""
+cs), stored through the real parsers and upsert a day ago, dated as that day's
+harvest would bring them (tests.factories.dated_by_harvest)."""
 
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ from harvest.source_records import PaperRecord
 from harvest.sources.arxiv_api import records_from_atom
 from harvest.sources.arxiv_rss import parse_feed
 from tests.accounts.conftest import ago
+from tests.factories import dated_by_harvest
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
 
@@ -31,7 +33,8 @@ def real_records() -> list[PaperRecord]:
 
 
 def store_real_papers() -> list[Paper]:
-    paper_upsert_many(records=real_records(), now=ago(days=1))
+    at = ago(days=1)
+    paper_upsert_many(records=dated_by_harvest(real_records(), at), now=at)
     return list(Paper.objects.order_by("arxiv_id"))
 
 

@@ -3,6 +3,8 @@ validation, back-fill and preview; the task queued after a harvest commits."""
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
+
 import pytest
 from celery.signals import after_task_publish
 from django.core.exceptions import ValidationError
@@ -110,12 +112,17 @@ def test_a_new_follow_backfills_seven_days_and_an_edit_rematches(user):
 
 
 def test_preview_counts_seven_and_thirty_days_and_lists_recent_papers(user):
-    harvest(record("2611.00001", abstract="Diffusion models."), at=ago(days=20))
-    harvest(record("2611.00002", abstract="Diffusion policies."), at=ago(days=2))
-    harvest(record("2611.00003", abstract="Something else."), at=ago(days=1))
+    harvest(record("2611.00001", abstract="Diffusion models.", first_submitted=ago(days=20)), at=ago(days=20))
+    harvest(record("2611.00002", abstract="Diffusion policies.", first_submitted=ago(days=2)), at=ago(days=2))
+    harvest(record("2611.00003", abstract="Something else.", first_submitted=ago(days=1)), at=ago(days=1))
+    # A back-fill's paper of 2016, stored an hour ago: not one of the week's papers.
+    march = datetime(2016, 3, 9, 12, tzinfo=UTC)
+    harvest(record("1603.00001", abstract="Diffusion maps.", first_submitted=march), at=ago(hours=1))
     preview = follow_preview(user=user, kind="query", value={"q": "diffusion"})
     assert (preview.last_7_days, preview.last_30_days) == (1, 2)
     assert [p.arxiv_id for p in preview.recent] == ["2611.00002", "2611.00001"]
+    # Each listed with arXiv's date of its version, not the time it was stored.
+    assert [at.date() for at in preview.recent_at] == [ago(days=2).date(), ago(days=20).date()]
     assert not Follow.objects.exists()
 
 
@@ -124,9 +131,10 @@ def test_preview_counts_stop_at_the_cap_and_say_more_than(user, monkeypatch):
     preview says "more than", and a paper counts once however many versions it
     has in the window; a week under the cap stays exact while the month is over it."""
     monkeypatch.setattr(follow_selectors, "PREVIEW_COUNT_CAP", 3)
-    harvest(*(record(f"2611.0001{n}", categories=["cs.CL"]) for n in range(3)), at=ago(days=20))
-    harvest(record("2611.00010", categories=["cs.CL"], versions=2), at=ago(days=2))
-    harvest(record("2611.00020", categories=["cs.CL"]), at=ago(days=1))
+    month = ago(days=20)
+    harvest(*(record(f"2611.0001{n}", categories=["cs.CL"], first_submitted=month) for n in range(3)), at=month)
+    harvest(record("2611.00010", categories=["cs.CL"], versions=2, first_submitted=ago(days=9)), at=ago(days=2))
+    harvest(record("2611.00020", categories=["cs.CL"], first_submitted=ago(days=1)), at=ago(days=1))
     preview = follow_preview(user=user, kind="category", value={"code": "cs.CL"})
     assert (preview.last_7_days, preview.last_7_days_capped) == (2, False)
     assert (preview.last_30_days, preview.last_30_days_capped) == (3, True)
@@ -135,7 +143,9 @@ def test_preview_counts_stop_at_the_cap_and_say_more_than(user, monkeypatch):
     harvest(*(record(f"2611.0003{n}", categories=["cs.CL"]) for n in range(2)), at=ago(hours=3))
     week = follow_preview(user=user, kind="category", value={"code": "cs.CL"})
     assert (week.last_7_days, week.last_7_days_capped, week.last_30_days_capped) == (3, True, True)
-    harvest(*(record(f"2611.0004{n}", categories=["cs.RO"]) for n in range(3)), at=ago(days=9))
+    harvest(
+        *(record(f"2611.0004{n}", categories=["cs.RO"], first_submitted=ago(days=9)) for n in range(3)), at=ago(days=9)
+    )
     exact = follow_preview(user=user, kind="category", value={"code": "cs.RO"})
     assert (exact.last_7_days, exact.last_30_days, exact.last_30_days_capped) == (0, 3, False)
 
