@@ -62,7 +62,7 @@ def stored_dated(records: Iterable[PaperRecord], at: datetime) -> list[PaperReco
     """The records, those made without a date dated as new at `at` (version gaps kept)."""
     records = list(records)
     for paper_record in records:
-        if isinstance(paper_record, DatedWhenStored):
+        if isinstance(paper_record, DatedWhenStored) and paper_record.versions:
             shift = at - timedelta(hours=1) - paper_record.versions[-1].submitted
             for version in paper_record.versions:
                 version.submitted += shift

@@ -129,7 +129,9 @@ def member(library, settings, fake_llm) -> dict:
     # ids would go out to the world). Three saves and a trained model: the
     # recommendations have a row to show and refuse.
     settings.RECORDS_IMPORT_MAX_LOOKUPS = 0
-    store(record("2611.00003"), record("2611.00004"), at=timezone.now())
+    # Dated today: the recommendations' window counts arXiv's dates.
+    today = timezone.now() - timedelta(hours=2)
+    store(record("2611.00003", first=today), record("2611.00004", first=today), at=timezone.now())
     record_save(user=user, paper=Paper.objects.get(arxiv_id="2611.13545"), state="reading", tags=["LLM"], note="$x$")
     record_save(user=user, paper=Paper.objects.get(arxiv_id="hep-th/9901001"), tags=["strings", "LLM"])
     record_save(user=user, paper=Paper.objects.get(arxiv_id="2611.00002"), tags=["attention"])
