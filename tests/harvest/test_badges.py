@@ -12,7 +12,7 @@ from django.utils import timezone, translation
 
 from harvest.badges import BadgeKind, DiffState, latest_versions
 from harvest.models import Paper, Version
-from harvest.records import PaperRecord, VersionRecord
+from harvest.source_records import PaperRecord, VersionRecord
 from tests import factories as f
 
 pytestmark = pytest.mark.django_db

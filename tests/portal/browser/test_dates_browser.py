@@ -15,7 +15,7 @@ from playwright.sync_api import expect
 
 from accounts.follows.services import follow_create
 from accounts.models import User
-from harvest.records import VersionRecord
+from harvest.source_records import VersionRecord
 from tests.accounts.conftest import ago, harvest, record
 from tests.factories import latest_listing
 from tests.portal.browser.conftest import browser_page, in_thread, screenshot
