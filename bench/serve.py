@@ -53,6 +53,7 @@ def gunicorn(env: dict[str, str]):
         f"127.0.0.1:{port}",
         "--workers",
         str(WORKERS),
+        "--preload",
         "--log-level",
         "warning",
     ]

@@ -154,6 +154,17 @@ def get_encoder() -> Encoder:
     return _encoder
 
 
+def load_for_queries() -> None:
+    """Load the query encoders and the gloss's dictionaries now, so that a
+    server forking its web workers after this (gunicorn --preload, through
+    papertrail/wsgi.py) holds one copy of them for all its workers instead of
+    one each (about 260 MiB a worker, docs/search.md "Speed and memory").
+    Loading starts no thread: the encoders' threads start with their first
+    query, in the worker."""
+    get_encoder()
+    gloss("模型")
+
+
 def model_name() -> str:
     """The stored vectors' model name for the configured setting, without loading it."""
     configured = settings.PAPERTRAIL_EMBEDDING_MODEL

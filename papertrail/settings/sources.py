@@ -73,6 +73,9 @@ PAPERTRAIL_POPULAR_WINDOW_DAYS = env_int("PAPERTRAIL_POPULAR_WINDOW_DAYS", 7, mi
 # alone, or `sentence-transformers:<model>` where that package is installed and
 # the model may be downloaded. A change re-embeds every paper.
 PAPERTRAIL_EMBEDDING_MODEL = env_str("PAPERTRAIL_EMBEDDING_MODEL", "ensemble")
+# The web server's process loads the query encoders and the gloss before it
+# forks its workers (papertrail/wsgi.py), so that they share one copy.
+PAPERTRAIL_PRELOAD_SEARCH_MODELS = env_bool("PAPERTRAIL_PRELOAD_SEARCH_MODELS", True)
 # Papers the embedding task takes a run (a harvest page's new versions first,
 # then the backlog, newest first); the rest waits for the next run.
 PAPERTRAIL_EMBED_BATCH = env_int("PAPERTRAIL_EMBED_BATCH", 2000, minimum=1)
