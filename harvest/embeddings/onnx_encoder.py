@@ -35,7 +35,10 @@ class MiniLMEncoder:
     name = "onnx/all-MiniLM-L6-v2-int8"
     dimension = 384
 
-    def __init__(self, *, model_path: Path | None = None, tokenizer_path: Path | None = None) -> None:
+    def __init__(
+        self, *, model_path: Path | None = None, tokenizer_path: Path | None = None, passage_threads: int | None = None
+    ) -> None:
+        self._passage_threads = passage_threads or os.cpu_count() or 1
         self._path = verified_path(MINILM_INT8, model_path)
         self._tokenizer = Tokenizer.from_file(str(verified_path(MINILM_TOKENIZER, tokenizer_path)))
         self._tokenizer.enable_truncation(MAX_TOKENS)
@@ -53,7 +56,7 @@ class MiniLMEncoder:
             return np.zeros((0, self.dimension), dtype=np.float32)
         with self._lock:
             if self._passage_session is None:
-                self._passage_session = _session(self._path, os.cpu_count() or 1)
+                self._passage_session = _session(self._path, self._passage_threads)
             session = self._passage_session
         return self._run(session, list(texts))
 
