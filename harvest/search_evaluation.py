@@ -29,6 +29,7 @@ from django.db import connection, transaction
 from django.utils import timezone
 
 from harvest.embeddings.encoders import Encoder, get_encoder
+from harvest.embeddings.index import build_index
 from harvest.embeddings.passages import passage_text, text_hash
 from harvest.embeddings.services import to_bytes
 from harvest.hybrid import MODES, search
@@ -159,14 +160,21 @@ def evaluate(
     modes: tuple[str, ...] = MODES,
     encoder: Encoder | None = None,
     progress: Callable[[str], None] | None = None,
+    through_index: bool = False,
 ) -> Report:
     """Run every need's six queries in each mode against the collection,
-    stored in the library for the run only (rolled back after)."""
+    stored in the library for the run only (rolled back after).
+    `through_index`: the vectors folded into an index file first (8-bit, as a
+    large library searches them) and the whole library searched through it,
+    instead of the collection's float vectors scored exactly; the library
+    must then hold the collection alone."""
     collection = collection or Collection.load()
     encoder = encoder or get_encoder()
     vectors = passage_vectors(collection, encoder, progress=progress)
     report = Report()
     with collection_in_library(collection, vectors, encoder) as ids:
+        if through_index:
+            build_index(model=encoder.name, dimension=encoder.dimension, force=True)
         papers = Paper.objects.filter(pk__in=list(ids.values()))
         arxiv_of = {pk: arxiv_id for arxiv_id, pk in ids.items()}
         for need in collection.needs:
@@ -174,7 +182,7 @@ def evaluate(
                 for style in STYLES:
                     text = need.queries[language][style]
                     for mode in modes:
-                        found = search(papers, text, mode=mode, narrowed=True)
+                        found = search(papers, text, mode=mode, narrowed=not through_index)
                         order = found.order_by("-search_rank", "-id").values_list("id", flat=True)[:DEPTH]
                         ranked = [arxiv_of[pk] for pk in order]
                         report.ndcg[(mode, language, style)].append(ndcg_at(ranked, need.relevant))
