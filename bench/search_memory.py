@@ -30,12 +30,17 @@ MIB = 1024
 
 
 def rollup(pid: int | str = "self") -> dict[str, float]:
-    """Rss, Pss and its anonymous part, in MiB."""
+    """Rss, Pss, its anonymous part and the private pages (a fork's own), in MiB."""
     values = {}
     for line in Path(f"/proc/{pid}/smaps_rollup").read_text().splitlines()[1:]:
         name, _, amount = line.partition(":")
         values[name] = int(amount.split()[0]) / MIB
-    return {"rss": values["Rss"], "pss": values["Pss"], "pss_anon": values["Pss_Anon"]}
+    return {
+        "rss": values["Rss"],
+        "pss": values["Pss"],
+        "pss_anon": values["Pss_Anon"],
+        "private": values["Private_Clean"] + values["Private_Dirty"],
+    }
 
 
 def anon_mib() -> float:
@@ -83,7 +88,8 @@ def machine(index_factory, queries: tuple[str, ...], *, workers: int, preload: b
         "workers": workers,
         "preload": preload,
         "anonymous_added_mib": round(added_anon, 1),
-        "per_worker_anonymous_mib": loaded["per_child_pss_anon"],
+        "per_worker_anonymous_pss_mib": loaded["per_child_pss_anon"],
+        "per_worker_private_mib": loaded["per_child_private"],
         "mapped_files_mib": {"index": index_mib, "e5_model": round(model_file_mib, 1)},
         "machine_added_mib": round(added_anon + index_mib + model_file_mib, 1),
     }
@@ -114,7 +120,8 @@ def _forked(work, workers: int) -> dict:
         os.close(stop_read)
         children.append((pid, ready_read, stop_write))
     states = [os.read(ready, 1) for _, ready, _ in children]
-    per_child = [round(rollup(pid)["pss_anon"], 1) for pid, _, _ in children]
+    figures = [rollup(pid) for pid, _, _ in children]
+    per_child = [round(figure["pss_anon"], 1) for figure in figures]
     parent = rollup()["pss_anon"]
     for pid, ready, stop in children:
         os.write(stop, b"1")
@@ -123,7 +130,11 @@ def _forked(work, workers: int) -> dict:
         os.close(stop)
     if states != [b"1"] * workers:
         raise RuntimeError("a forked worker failed to search")
-    return {"pss_anon_total": parent + sum(per_child), "per_child_pss_anon": per_child}
+    return {
+        "pss_anon_total": parent + sum(per_child),
+        "per_child_pss_anon": per_child,
+        "per_child_private": [round(figure["private"], 1) for figure in figures],
+    }
 
 
 def _index() -> VectorIndex:
