@@ -60,7 +60,7 @@ def gunicorn(env: dict[str, str]):
     server_env = {**os.environ, **env, "PYTHONPATH": str(ROOT)}
     process = subprocess.Popen(command, cwd=ROOT, env=server_env)
     try:
-        deadline = time.monotonic() + 60
+        deadline = time.monotonic() + 120  # --preload loads the search models before it listens
         while True:
             try:
                 with socket.create_connection(("127.0.0.1", port), timeout=1):

@@ -110,6 +110,9 @@ def site_without_database() -> Iterator[str]:
         "DJANGO_SECURE_SSL_REDIRECT": "0",
         "DATABASE_URL": f"postgres://postgres@127.0.0.1:{closed}/papertrail",
         "PAPERTRAIL_VAR_DIR": "/tmp/papertrail-outage-test",
+        # No search here: without --preload the worker would load the models
+        # before its first answer (tens of seconds on a busy machine).
+        "PAPERTRAIL_PRELOAD_SEARCH_MODELS": "0",
         "PYTHONPATH": str(PROJECT_ROOT),
     }
     gunicorn = [sys.executable, "-m", "gunicorn", "papertrail.wsgi", "-b", f"127.0.0.1:{port}", "-w", "1"]
