@@ -38,7 +38,9 @@ from papertrail.libraries import library_slug
 
 VectorTable = type[StoredVector]
 
-REBUILD_AT = 50_000  # delta rows past which the embedding task folds them into the base
+# Delta rows past which the embedding task folds them into the base: every web
+# worker holds the delta in memory as float32 (docs/decisions.md, "The index file stays 8-bit").
+REBUILD_AT = 10_000
 _READ_CHUNK = 5000
 
 
