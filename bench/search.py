@@ -56,6 +56,7 @@ def main(argv: list[str]) -> None:
     parser.add_argument(
         "--vectors", type=int, help="vectors (and so an index) for the newest N papers only: the rest have none"
     )
+    parser.add_argument("--no-throughput", action="store_true", help="skip the models' throughput (minutes)")
     parser.add_argument("--results", default=str(common.RESULTS))
     # One memory measurement in a fresh process (bench/search_memory.py), run by the bench itself.
     parser.add_argument("--memory", choices=("parts", "machine", "machine-preload"), help=argparse.SUPPRESS)

@@ -192,6 +192,7 @@ def measure(args: argparse.Namespace) -> dict:
         report["speed"][name] = timed(
             lambda run, path_of=path_of, queries=queries: client.get(path_of(queries[run % len(queries)])), args.runs
         )
-    print("throughput", file=sys.stderr)
-    report["throughput"] = throughput(real_passages())
+    if not args.no_throughput:
+        print("throughput", file=sys.stderr)
+        report["throughput"] = throughput(real_passages())
     return report
