@@ -143,6 +143,7 @@ VARIABLES: dict[str, Case] = {
         "sentence-transformers:all-MiniLM-L6-v2",
     ),
     "PAPERTRAIL_EMBED_BATCH": Case("500", "s.PAPERTRAIL_EMBED_BATCH", 500),
+    "PAPERTRAIL_PRELOAD_SEARCH_MODELS": Case("0", "s.PAPERTRAIL_PRELOAD_SEARCH_MODELS", False),
     "PAPERTRAIL_SUMMARY_COLLECT_SECONDS": Case("300", f"{_BEAT}['digests-collect-batches']['schedule']", 300),
     "PAPERTRAIL_SUMMARY_DRAIN_SECONDS": Case("1800", f"{_BEAT}['digests-drain-backlog']['schedule']", 1800),
     "PAPERTRAIL_STATS_REFRESH_SECONDS": Case(
