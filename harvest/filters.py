@@ -262,13 +262,6 @@ class PaperFilterSet(django_filters.FilterSet):
         return self.form.cleaned_data.get("mode") or HYBRID
 
     @property
-    def splits_by_closeness(self) -> bool:
-        """Whether the results are split into the papers close to the query
-        and the nearest others (a semantic or hybrid search, harvest/search_floor.py)."""
-        text = (self.form.cleaned_data.get("q") or "").strip()
-        return bool(text) and self.chosen_mode != KEYWORD
-
-    @property
     def narrows_besides_query(self) -> bool:
         """Whether a parameter other than the query and its mode selects papers."""
         data = self.form.cleaned_data

@@ -82,7 +82,9 @@ def search(queryset: QuerySet[Paper], text: str, *, mode: str = HYBRID, narrowed
     # depth has a hundred papers nearer the query.
     for paper_id in close_papers(text, semantic):
         scores[paper_id] += CLOSE_BONUS
-    return _ranked(queryset, scores)
+    # Without embeddings (none stored yet) nothing can be judged close: the
+    # keyword side's matches are then counted as a keyword search's.
+    return _ranked(queryset, scores).annotate(search_split=Value(bool(semantic)))
 
 
 def keyword_weight(text: str) -> float:

@@ -9,7 +9,8 @@ collection's needs with and without relevant papers (docs/search.md,
 The search (harvest/hybrid.py) lifts the close papers' fused scores by
 CLOSE_BONUS, so they come first in the relevance order, each part keeping
 its own order, and a page or the API reads a paper's closeness from its
-`search_rank` alone."""
+`search_rank` alone; it marks the results `search_split` when its dense
+side ranked embedded papers (a library not yet embedded has no closeness)."""
 
 from __future__ import annotations
 
@@ -40,6 +41,13 @@ def close_papers(text: str, paper_ids: Iterable[int]) -> set[int]:
         return set()
     scores = (vectors @ query - mean) / spread
     return {paper_id for paper_id, score in zip(found, scores, strict=True) if score >= SIMILARITY_FLOOR}
+
+
+def splits_by_closeness(papers) -> bool:
+    """Whether these results (a page of them, in any order) are split into
+    close papers and the nearest others: a semantic or hybrid search whose
+    dense side ranked embedded papers."""
+    return bool(papers) and bool(getattr(papers[0], "search_split", False))
 
 
 def is_close(paper) -> bool:

@@ -21,7 +21,7 @@ from accounts.trail.selectors import trail_unread_counts
 from digests.selectors import llm_status
 from harvest.completeness import announcement_completeness, announcement_due
 from harvest.filters import PaperFilterSet
-from harvest.search_floor import close_count
+from harvest.search_floor import close_count, splits_by_closeness
 from harvest.selectors import source_progress_list
 from portal.api.errors import NotFoundParameter, ParameterError, form_errors
 from portal.api.pagination import CURSOR_PARAMETER, PAGE_SIZE_PARAMETER, KeysetPagination, SearchPagination
@@ -112,7 +112,7 @@ class PaperListView(GenericAPIView):
             raise ParameterError(form_errors(filterset.form.errors))
         self.sort = filterset.chosen_sort
         page = self.paginate_queryset(filterset.qs)
-        splits = filterset.splits_by_closeness
+        splits = splits_by_closeness(page)
         self.paginator.close_count = close_count(filterset.qs) if splits else None
         cards = SearchPaperSerializer(paper_cards(page), many=True, context={"splits_by_closeness": splits})
         return self.get_paginated_response(cards.data)

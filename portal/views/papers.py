@@ -19,7 +19,7 @@ from harvest.filters import MODE_CHOICES, SORT_CHOICES, SORT_POPULAR, SORT_RELEV
 from harvest.hybrid import KEYWORD
 from harvest.models import Author
 from harvest.query_gloss import gloss
-from harvest.search_floor import close_count, is_close
+from harvest.search_floor import close_count, is_close, splits_by_closeness
 from harvest.search_syntax import looks_like_a_name
 from harvest.selectors import version_change
 from portal.arxiv_ids import PaperNotFound, identifier_in, identifier_lookup, paper_named, requested_paper
@@ -82,7 +82,7 @@ def paper_list(request: HttpRequest) -> HttpResponse:
     except CursorError as exc:
         return render(request, "portal/paper_list.html", {**context, "errors": [str(exc)]}, status=400)
     close = None
-    if filterset.splits_by_closeness:
+    if splits_by_closeness(page.papers):
         # Only the close papers are "found"; the candidates beyond them are the nearest others.
         count, capped = close_count(queryset), False
         close = {paper.pk for paper in page.papers if is_close(paper)}
