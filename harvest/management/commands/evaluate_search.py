@@ -28,7 +28,7 @@ class Command(BaseCommand):
         parser.add_argument("--floor", action="store_true", help="measure a similarity floor's separation instead")
 
     def handle(self, *args, modes: str, methods: bool, floor: bool, **options) -> None:
-        collection = Collection.load()
+        collection = Collection.load(grown=True)
         self.stderr.write(f"{len(collection.papers)} papers, {len(collection.needs)} needs, 6 queries each")
         if floor:
             self.stdout.write(floor_separation(collection, get_encoder(), FLOORS))
