@@ -60,7 +60,7 @@ class Collection:
 
     @classmethod
     def load(cls, directory: Path | None = None, *, grown: bool = False) -> Collection:
-        """`grown`: with the twenty needs written Chinese first (n45–n64), which
+        """`grown`: with the twenty needs written Chinese first (n45 to n64), which
         the search's evaluation reads; the recommendations', topic follows' and
         ask's evaluations were measured on the first 44 and read those until
         they are measured again."""
