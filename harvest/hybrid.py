@@ -10,7 +10,9 @@ The keyword syntax keeps its meaning in every mode: `"phrases"` and
 `-excluded` words filter the semantic candidates too; `OR` widens the keyword
 side only. The result is the queryset narrowed to the candidates and
 annotated with `search_rank`, which the relevance sort orders by, so paging,
-counts and every other filter work as for a keyword search.
+counts and every other filter work as for a keyword search. In the semantic
+and hybrid modes the papers close to the query (harvest/search_floor.py) rank
+first, the nearest others after them.
 docs/search.md has the measurements behind the depths and the fusion.
 """
 
@@ -28,6 +30,7 @@ from harvest.keyword_search import PaperRowExpression, full_text_search
 from harvest.models import Paper
 from harvest.query_gloss import gloss
 from harvest.query_kind import is_terms_query
+from harvest.search_floor import CLOSE_BONUS, close_papers
 
 KEYWORD = "keyword"
 SEMANTIC = "semantic"
@@ -75,7 +78,13 @@ def search(queryset: QuerySet[Paper], text: str, *, mode: str = HYBRID, narrowed
         english = gloss(text) or text
         keyword = keyword_ranking(queryset, english) if weight and _LATIN.search(english) else []
         scores = fuse(keyword, semantic, keyword_weight=weight)
-    return _ranked(queryset, scores)
+    # Only the dense side's candidates can clear the floor: a paper past its
+    # depth has a hundred papers nearer the query.
+    for paper_id in close_papers(text, semantic):
+        scores[paper_id] += CLOSE_BONUS
+    # Without embeddings (none stored yet) nothing can be judged close: the
+    # keyword side's matches are then counted as a keyword search's.
+    return _ranked(queryset, scores).annotate(search_split=Value(bool(semantic)))
 
 
 def keyword_weight(text: str) -> float:

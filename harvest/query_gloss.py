@@ -37,7 +37,8 @@ _FUNCTION_WORDS = (
     "由 由于 用 使用 通过 基于 进行 实现 是 有 没有 这 那 这些 那些 这个 那个 其 它 它们 我 我们 你 他们 "
     "一 一个 一些 一种 各种 某些 哪 哪些 哪个 什么 怎么 怎样 怎么样 如何 为什么 吗 呢 吧 啊 么 是否 能否 能 "
     "可以 可能 会 要 需要 应该 如果 因为 所以 比如 例如 等 等等 中 上 下 里 之 所 个 种 很 更 最 也 都 就 "
-    "还 又 再 已 已经 不 不是 没 让 使 给 跟 同 其中 方面 方法 问题 研究 工作 相关 有关 之间 出 来 去 做"
+    "还 又 再 已 已经 不 不是 没 让 使 给 跟 同 其中 方面 方法 问题 研究 工作 相关 有关 之间 出 来 去 做 "
+    "时 时候 先 据此 靠 带 离 像 一样 这类 这种 哪个 才 都 怎么样 更好"
 )
 FUNCTION_WORDS = frozenset(_FUNCTION_WORDS.split())
 # Senses that name no concept a paper would use.
@@ -178,12 +179,13 @@ def _lexicon(research_terms: bool) -> dict[str, str]:
 
 
 def first_sense(senses: str) -> str:
-    """A CC-CEDICT entry's first sense as a search word, notes in brackets
-    and a verb's "to" removed."""
+    """A CC-CEDICT entry's first sense as a search word, notes in brackets,
+    an explanation after a comma ("gauss, unit of magnetic induction") and a
+    verb's "to" removed."""
     for sense in senses.split("/"):
         if not sense or _SKIP_SENSE.match(sense):
             continue
-        cleaned = _NOTE.sub(" ", sense.split(";")[0])
+        cleaned = _NOTE.sub(" ", sense.split(";")[0]).split(",")[0]
         cleaned = re.sub(r"^\s*(to|a|an|the)\s+", "", " ".join(cleaned.split()), flags=re.IGNORECASE)
         cleaned = cleaned.strip(" ,.")
         if cleaned and not has_chinese(cleaned) and "|" not in cleaned:

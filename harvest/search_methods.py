@@ -148,32 +148,3 @@ def _methods(
         en_only = weight if query.terms and query.language == "en" else 0.0
         methods[f"ensemble + keyword {weight} for English terms, 0 else"] = rrf(ensemble, keyword, en_only)
     return methods
-
-
-def floor_separation(collection: Collection, encoder: Encoder, floors: tuple[float, ...]) -> str:
-    """How well a similarity floor (a paper's z-score against the collection)
-    tells a close match from the nearest other: for every query, whether its
-    best relevant paper clears the floor, and whether, with the need's relevant
-    papers taken out (a library without them), its nearest paper stays below."""
-    vectors = passage_vectors(collection, encoder)
-    mean, covariance = vectors.mean(axis=0), np.cov(vectors, rowvar=False)
-    row = {paper["arxiv_id"]: number for number, paper in enumerate(collection.papers)}
-    best_relevant: list[float] = []
-    best_other: list[float] = []
-    for need in collection.needs:
-        relevant = [row[arxiv_id] for arxiv_id in need.relevant if arxiv_id in row]
-        others = np.ones(len(vectors), dtype=bool)
-        others[relevant] = False
-        for language in LANGUAGES:
-            for style in STYLES:
-                query = encoder.embed_query(need.queries[language][style])
-                scores = (vectors @ query - mean @ query) / np.sqrt(query @ covariance @ query)
-                best_relevant.append(float(scores[relevant].max()))
-                best_other.append(float(scores[others].max()))
-    found, missing = np.asarray(best_relevant), np.asarray(best_other)
-    lines = [
-        "| floor (z) | a need's best relevant paper is close | without its papers, nothing is close |",
-        "| ---: | ---: | ---: |",
-    ]
-    lines += [f"| {floor:.2f} | {np.mean(found >= floor):.2f} | {np.mean(missing < floor):.2f} |" for floor in floors]
-    return "\n".join(lines)

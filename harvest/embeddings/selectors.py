@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Iterable
+from functools import lru_cache
 
 import numpy as np
 from django.db.models import QuerySet
@@ -54,7 +55,16 @@ def pending_count() -> int:
 
 
 def query_vector(text: str) -> np.ndarray:
-    return get_encoder().embed_query(" ".join(text.split()))
+    return _embedded_query(get_encoder().name, " ".join(text.split()))
+
+
+@lru_cache(maxsize=256)
+def _embedded_query(model: str, text: str) -> np.ndarray:
+    """A search embeds its query once: its ranking and its similarity floor
+    (harvest/search_floor.py) read the same vector. Read-only, as it is shared."""
+    vector = get_encoder().embed_query(text)
+    vector.setflags(write=False)
+    return vector
 
 
 def with_feedback(query: np.ndarray, nearest: np.ndarray) -> np.ndarray:

@@ -106,3 +106,24 @@ class KeysetPagination(BasePagination):
                 "schema": {"type": "integer", "minimum": 1, "maximum": MAX_PAGE_SIZE},
             },
         ]
+
+
+class SearchPagination(KeysetPagination):
+    """The library's pages, with how many papers are close to a semantic or
+    hybrid search's query (harvest/search_floor.py); null otherwise."""
+
+    close_count: int | None = None
+
+    def get_paginated_response(self, data):
+        return Response({"next": self.get_next_link(), "close_count": self.close_count, "results": data})
+
+    def get_paginated_response_schema(self, schema):
+        wrapped = super().get_paginated_response_schema(schema)
+        wrapped["properties"]["close_count"] = {
+            "type": "integer",
+            "nullable": True,
+            "description": "With `q` in the semantic or hybrid mode: how many papers are close to the query (they "
+            "come first in the relevance order, each with `close` true; the rest are the nearest others, "
+            "nothing closer). Null for the keyword mode or without `q`.",
+        }
+        return wrapped

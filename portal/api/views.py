@@ -21,12 +21,17 @@ from accounts.trail.selectors import trail_unread_counts
 from digests.selectors import llm_status
 from harvest.completeness import announcement_completeness, announcement_due
 from harvest.filters import PaperFilterSet
+from harvest.search_floor import close_count, splits_by_closeness
 from harvest.selectors import source_progress_list
 from portal.api.errors import NotFoundParameter, ParameterError, form_errors
-from portal.api.pagination import CURSOR_PARAMETER, PAGE_SIZE_PARAMETER, KeysetPagination
+from portal.api.pagination import CURSOR_PARAMETER, PAGE_SIZE_PARAMETER, KeysetPagination, SearchPagination
 from portal.api.parameters import PAPER_FILTER_PARAMETERS
 from portal.api.schema import ERROR_RESPONSES, NOT_FOUND_RESPONSE
-from portal.api.serializers.papers import PaperDetailSerializer, PaperSerializer, SimilarPapersSerializer
+from portal.api.serializers.papers import (
+    PaperDetailSerializer,
+    SearchPaperSerializer,
+    SimilarPapersSerializer,
+)
 from portal.api.serializers.site import (
     BriefingPageSerializer,
     MeSerializer,
@@ -86,8 +91,8 @@ def window_data(window: Window) -> dict:
 
 
 class PaperListView(GenericAPIView):
-    pagination_class = KeysetPagination
-    serializer_class = PaperSerializer
+    pagination_class = SearchPagination
+    serializer_class = SearchPaperSerializer
     sort: str | None = None
 
     @extend_schema(
@@ -97,7 +102,7 @@ class PaperListView(GenericAPIView):
         "`next`. No total count is computed.",
         parameters=[*PAPER_FILTER_PARAMETERS, CURSOR_PARAMETER, PAGE_SIZE_PARAMETER],
         responses={
-            200: OpenApiResponse(PaperSerializer(many=True), description="A page of papers."),
+            200: OpenApiResponse(SearchPaperSerializer(many=True), description="A page of papers."),
             **ERROR_RESPONSES,
         },
     )
@@ -107,7 +112,10 @@ class PaperListView(GenericAPIView):
             raise ParameterError(form_errors(filterset.form.errors))
         self.sort = filterset.chosen_sort
         page = self.paginate_queryset(filterset.qs)
-        return self.get_paginated_response(PaperSerializer(paper_cards(page), many=True).data)
+        splits = splits_by_closeness(page)
+        self.paginator.close_count = close_count(filterset.qs) if splits else None
+        cards = SearchPaperSerializer(paper_cards(page), many=True, context={"splits_by_closeness": splits})
+        return self.get_paginated_response(cards.data)
 
 
 class PaperDetailView(APIView):

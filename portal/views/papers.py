@@ -15,10 +15,11 @@ from django.views.decorators.http import require_GET, require_POST
 from accounts.recommend.services import paper_opened
 from accounts.records.selectors import record_get
 from accounts.trail.selectors import trail_unread_total
-from harvest.filters import MODE_CHOICES, SORT_CHOICES, SORT_POPULAR, PaperFilterSet
+from harvest.filters import MODE_CHOICES, SORT_CHOICES, SORT_POPULAR, SORT_RELEVANCE, PaperFilterSet
 from harvest.hybrid import KEYWORD
 from harvest.models import Author
 from harvest.query_gloss import gloss
+from harvest.search_floor import close_count, is_close, splits_by_closeness
 from harvest.search_syntax import looks_like_a_name
 from harvest.selectors import version_change
 from portal.arxiv_ids import PaperNotFound, identifier_in, identifier_lookup, paper_named, requested_paper
@@ -80,7 +81,12 @@ def paper_list(request: HttpRequest) -> HttpResponse:
         page = keyset_page(queryset, sort=filterset.chosen_sort, cursor=request.GET.get("cursor") or None, size=size)
     except CursorError as exc:
         return render(request, "portal/paper_list.html", {**context, "errors": [str(exc)]}, status=400)
-    if filterset.narrows or filterset.chosen_sort == SORT_POPULAR:
+    close = None
+    if splits_by_closeness(page.papers):
+        # Only the close papers are "found"; the candidates beyond them are the nearest others.
+        count, capped = close_count(queryset), False
+        close = {paper.pk for paper in page.papers if is_close(paper)}
+    elif filterset.narrows or filterset.chosen_sort == SORT_POPULAR:
         count, capped = page.count or bounded_count(queryset)
     else:
         # The whole library: the total the overview keeps, not a count of it.
@@ -92,6 +98,8 @@ def paper_list(request: HttpRequest) -> HttpResponse:
         cards=attach_ratings(attach_records(paper_cards(page.papers), request.user), request.user),
         count=count,
         count_capped=capped,
+        close_count=count if close is not None else None,
+        nearest_from=_nearest_from(page, close, first_page=not request.GET.get("cursor"), sort=filterset.chosen_sort),
         size=size,
         follow_query=saved_filters_query(request.GET),
         sort_fell_back=filterset.sort_fell_back,
@@ -102,6 +110,18 @@ def paper_list(request: HttpRequest) -> HttpResponse:
         query_gloss=gloss(query) if filterset.chosen_mode != KEYWORD else "",
     )
     return render(request, "portal/paper_list.html", context)
+
+
+def _nearest_from(page, close: set[int] | None, *, first_page: bool, sort: str) -> int | None:
+    """The id of the page's first paper shown under "nothing closer; the nearest
+    are": the first one not close, in the relevance order only (on a later page
+    only where the close ones end on it)."""
+    if close is None or sort != SORT_RELEVANCE:
+        return None
+    for position, paper in enumerate(page.papers):
+        if paper.pk not in close:
+            return paper.pk if position or first_page else None
+    return None
 
 
 def _author_named(query: str, author_filter: str) -> str | None:

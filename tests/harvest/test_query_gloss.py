@@ -76,6 +76,8 @@ def test_the_dictionarys_first_sense_is_read_as_a_search_word():
     assert first_sense("surname Wang/king/") == "king"
     assert first_sense("CL:個|个[ge4]/system/") == "system"
     assert first_sense("to retrieve (data)/to look up/retrieval/") == "retrieve"
+    assert first_sense("gauss, unit of magnetic induction/") == "gauss"
+    assert first_sense("Albert Einstein (1879-1955), German-born theoretical physicist/") == "Albert Einstein"
 
 
 def test_cc_cedict_is_read_as_data_and_its_gpl_code_never_imported():

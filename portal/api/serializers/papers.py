@@ -9,6 +9,7 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from digests.models import GuidedReading
+from harvest.search_floor import is_close
 
 READING_KEYS = ("takeaway", "problem", "method", "results", "limitations", "changes")
 
@@ -135,6 +136,19 @@ class PaperSerializer(PaperFieldsSerializer):
     reading = ReadingSerializer(
         allow_null=True, help_text="The AI guided reading of the latest version, or null when there is none."
     )
+
+
+class SearchPaperSerializer(PaperSerializer):
+    """A paper of the library's list, with its closeness to the search's query."""
+
+    close = serializers.SerializerMethodField(
+        help_text="With `q` in the semantic or hybrid mode: whether the paper is close to the query (the rest are "
+        "the nearest others, nothing closer). Null for the keyword mode or without `q`."
+    )
+
+    @extend_schema_field({"type": "boolean", "nullable": True})
+    def get_close(self, card) -> bool | None:
+        return is_close(card.paper) if self.context.get("splits_by_closeness") else None
 
 
 class SimilarPaperSerializer(PaperSerializer):
