@@ -185,6 +185,7 @@ def remove_readers() -> dict[str, int]:
             "accounts_alertsettings",
             "accounts_readermatch",
             "accounts_trailstate",
+            "accounts_trailprofile",
             "accounts_trailreadmark",
             "accounts_follow",
         ):

@@ -237,6 +237,7 @@ def remove_bench_users() -> dict[str, int]:
             for table in (
                 "accounts_readermatch",
                 "accounts_trailstate",
+                "accounts_trailprofile",
                 "accounts_trailreadmark",
                 "accounts_alertunsubscribe",
                 "accounts_follow",
@@ -247,7 +248,7 @@ def remove_bench_users() -> dict[str, int]:
             # Foreign-key checks still pending in this transaction would refuse the TRUNCATE.
             cursor.execute("SET CONSTRAINTS ALL IMMEDIATE")
             cursor.execute(
-                "TRUNCATE accounts_readermatch, accounts_trailstate, accounts_trailreadmark, "
+                "TRUNCATE accounts_readermatch, accounts_trailstate, accounts_trailprofile, accounts_trailreadmark, "
                 "accounts_alertunsubscribe, accounts_follow, accounts_exclusion"
             )
         cursor.execute("DELETE FROM accounts_user WHERE id BETWEEN %s AND %s", [low, high])
