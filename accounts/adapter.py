@@ -1,7 +1,8 @@
 """PaperTrail's rules for django-allauth: registration can be closed, links in
 mails point at PAPERTRAIL_SITE_URL (never at the Host header of whoever asked
 for the mail), failed sign-ins over the limit answer 429
-with Retry-After, and a successful sign-in forgets that login's failures."""
+with Retry-After, a successful sign-in forgets that login's failures, and a
+reader who follows nothing yet lands on the follows page."""
 
 from __future__ import annotations
 
@@ -22,6 +23,7 @@ from django.conf import settings
 from django.core.cache import cache
 from django.core.exceptions import ValidationError
 from django.http import HttpRequest
+from django.shortcuts import resolve_url
 from django.utils import translation
 from django.utils.translation import gettext_lazy
 from rest_framework.throttling import BaseThrottle
@@ -79,6 +81,12 @@ class AccountAdapter(DefaultAccountAdapter):
         active = translation.get_language() or ""
         user.language = User.Language.EN if active.startswith("en") else User.Language.ZH_HANS
         return super().save_user(request, user, form, commit=commit)
+
+    def get_login_redirect_url(self, request: HttpRequest) -> str:
+        # A `next` wins (allauth reads it first); without follows the trail has nothing to show.
+        if request.user.is_authenticated and not request.user.follows.exists():
+            return resolve_url(settings.LOGIN_REDIRECT_URL_WITHOUT_FOLLOWS)
+        return super().get_login_redirect_url(request)
 
     def send_mail(self, template_prefix: str, email: str, context: dict) -> None:
         # allauth names every link it puts in a mail `…_url` (activate_url,

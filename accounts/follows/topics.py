@@ -42,6 +42,8 @@ MIN_THRESHOLD = 1.0
 MAX_THRESHOLD = 6.0
 MAX_EXAMPLES = 10
 MAX_DESCRIPTION = 500
+# Half a standard deviation either side of the default reads as "balanced".
+_BAND_WIDTH = 0.5
 # Past EXACT_FILTER_LIMIT window papers, the index's nearest this many are
 # scored instead (a topic at the default threshold keeps about 1 % of papers).
 INDEX_CANDIDATES = 4000
@@ -104,6 +106,16 @@ def _example_ids(raw: Any) -> list[str]:
     if len(ids) > MAX_EXAMPLES:
         raise ValidationError({"examples": _("Give at most %(limit)d example papers.") % {"limit": MAX_EXAMPLES}})
     return ids
+
+
+def threshold_band(threshold: float) -> str:
+    """The threshold in words for the pages: "broad" (more papers, looser
+    matches), "balanced" (near the default) or "strict" (fewer, closer ones)."""
+    if threshold < DEFAULT_THRESHOLD - _BAND_WIDTH:
+        return "broad"
+    if threshold > DEFAULT_THRESHOLD + _BAND_WIDTH:
+        return "strict"
+    return "balanced"
 
 
 def _threshold(raw: Any) -> float:

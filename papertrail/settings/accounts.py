@@ -18,7 +18,10 @@ AUTHENTICATION_BACKENDS = [
 
 # /login/ and /logout/ redirect to allauth's pages, so links and bookmarks keep working.
 LOGIN_URL = "accounts:login"
-LOGIN_REDIRECT_URL = "accounts:me"
+# Signing in leads to the trail; a reader who follows nothing yet to the
+# follows page, the trail's first step (accounts.adapter), not to settings.
+LOGIN_REDIRECT_URL = "portal:trail"
+LOGIN_REDIRECT_URL_WITHOUT_FOLLOWS = "portal:follows"
 LOGOUT_REDIRECT_URL = "/"
 
 # --- The site's address ---------------------------------------------------

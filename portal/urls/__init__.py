@@ -52,6 +52,7 @@ urlpatterns = [
     path("records/import/", record_files.records_import, name="records_import"),
     path("trail/", trail.trail, name="trail"),
     path("trail/read/", trail.trail_read_up_to, name="trail_read_up_to"),
+    path("trail/read/all/", trail.trail_read_all, name="trail_read_all"),
     path("trail/order/", trail.trail_order, name="trail_order"),
     path("trail/<int:item_id>/open/", trail.trail_open, name="trail_open"),
     path("trail/<int:item_id>/read/", trail.trail_read, name="trail_read"),

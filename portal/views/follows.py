@@ -39,6 +39,11 @@ def _page(request: HttpRequest, template: str, context: dict[str, Any], status: 
 def _index(request: HttpRequest, extra: dict[str, Any] | None = None, status: int = 200) -> HttpResponse:
     counts = trail_unread_counts(user=request.user)
     follows = [(follow, counts.by_follow.get(follow.pk, 0)) for follow in follow_list(user=request.user)]
+    for follow, _unread in follows:
+        if follow.kind == Follow.Kind.TOPIC:
+            follow.threshold_band = topics.threshold_band(
+                float(follow.value.get("threshold", topics.DEFAULT_THRESHOLD))
+            )
     context = {
         "follows": follows,
         "exclusions": exclusion_list(user=request.user),
@@ -84,6 +89,8 @@ def _form(
         "errors": field_errors(errors or {}),
         "error_fields": set(errors or {}),
     }
+    if given.kind == Follow.Kind.TOPIC:
+        context["threshold"], context["threshold_band"] = _threshold_in_words(given.threshold)
     if preview and not errors:
         try:
             context["preview"] = follow_preview(
@@ -98,6 +105,17 @@ def _form(
             context["error_fields"] = set(exc.message_dict)
     context["candidates"], context["ticked"] = _candidates(given)
     return _page(request, "portal/follow_form.html", context, status=400 if context["errors"] else 200)
+
+
+def _threshold_in_words(raw: str) -> tuple[float | None, str | None]:
+    """The topic's threshold as typed and its band ("broad", ...); Nones when it is not a number."""
+    try:
+        threshold = float(raw) if raw.strip() else topics.DEFAULT_THRESHOLD
+    except ValueError:
+        return None, None
+    if not topics.MIN_THRESHOLD <= threshold <= topics.MAX_THRESHOLD:
+        return None, None
+    return threshold, topics.threshold_band(threshold)
 
 
 @login_required

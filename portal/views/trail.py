@@ -139,12 +139,14 @@ def _own_item(request: HttpRequest, item_id: int) -> TrailEntry:
     return item
 
 
-def _back(request: HttpRequest) -> HttpResponse:
-    """Back to the trail view the form was on (its `next`, when it is this site's)."""
+def _back(request: HttpRequest, item_id: int | None = None) -> HttpResponse:
+    """Back to the trail view the form was on (its `next`, when it is this site's),
+    at the card the reader acted on, so that the page does not open at its top
+    (htmx swaps the cards in place; this anchor serves a browser without scripts)."""
     target = request.POST.get("next", "")
-    if target and url_has_allowed_host_and_scheme(target, {request.get_host()}, request.is_secure()):
-        return redirect(target)
-    return redirect("portal:trail")
+    if not (target and url_has_allowed_host_and_scheme(target, {request.get_host()}, request.is_secure())):
+        target = reverse("portal:trail")
+    return redirect(f"{target.split('#')[0]}#t{item_id}" if item_id is not None else target)
 
 
 @login_required
@@ -163,7 +165,7 @@ def trail_open(request: HttpRequest, item_id: int) -> HttpResponse:
 def trail_read(request: HttpRequest, item_id: int) -> HttpResponse:
     item = _own_item(request, item_id)
     trail_mark_read(user=request.user, item_ids=[item.item_id])
-    return _back(request)
+    return _back(request, item.item_id)
 
 
 @login_required
@@ -185,6 +187,15 @@ def trail_read_up_to(request: HttpRequest) -> HttpResponse:
         return _back(request)
     done = trail_mark_read(user=request.user, up_to=up_to, up_to_item=item_id)
     messages.success(request, _("%(count)d marked as read.") % {"count": done})
+    return _back(request, item_id)
+
+
+@login_required
+@require_POST
+def trail_read_all(request: HttpRequest) -> HttpResponse:
+    """Read the whole trail (the button above the cards, shown without a filter)."""
+    done = trail_mark_read(user=request.user)
+    messages.success(request, _("%(count)d marked as read.") % {"count": done})
     return _back(request)
 
 
@@ -201,7 +212,7 @@ def trail_not_interested(request: HttpRequest, item_id: int) -> HttpResponse:
 def trail_undo(request: HttpRequest, item_id: int) -> HttpResponse:
     item = _own_item(request, item_id)
     trail_undismiss(user=request.user, item_id=item.item_id)
-    return _back(request)
+    return _back(request, item.item_id)
 
 
 @login_required
@@ -211,7 +222,7 @@ def trail_not_this_person(request: HttpRequest, item_id: int, follow_id: int) ->
     if not author_variant_reject(user=request.user, follow_id=follow_id, paper_id=item.paper.pk):
         raise Http404(_("No such author follow."))
     messages.success(request, _("This author follow will no longer match this paper."))
-    return _back(request)
+    return _back(request, item.item_id)
 
 
 @require_GET

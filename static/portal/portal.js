@@ -1,5 +1,6 @@
 /* PaperTrail portal: TeX in titles and abstracts rendered by KaTeX (trust off:
-   no \href, \url or \includegraphics links or HTML), re-run on htmx swaps; GET
+   no \href, \url or \includegraphics links or HTML), re-run on htmx swaps; the
+   trail's swaps keep the reader's place; GET
    filter forms leave empty fields out of the URL; the picks page counts the
    papers chosen and stops at its maximum; copy buttons copy. No inline script anywhere. */
 (function () {
@@ -48,6 +49,38 @@
   });
   document.addEventListener("htmx:afterSwap", function (event) {
     renderTex(event.target);
+  });
+
+  // A swap of the trail's cards (a mark, the order's update) keeps the reader's
+  // place: the card they acted on, else the first one on screen, stays where it
+  // was in the window. htmx inserts the new cards before removing the old, and
+  // the browser's scroll anchoring would follow the old ones down the page.
+  var kept = null;
+  document.addEventListener("htmx:beforeSwap", function (event) {
+    var target = event.detail.target;
+    if (!target || !target.hasAttribute || !target.hasAttribute("data-keep-place")) {
+      return;
+    }
+    var source = event.detail.requestConfig && event.detail.requestConfig.elt;
+    var card = source && source.closest ? source.closest("[data-item]") : null;
+    if (!card) {
+      var cards = target.querySelectorAll("[data-item]");
+      for (var i = 0; i < cards.length && !card; i += 1) {
+        card = cards[i].getBoundingClientRect().bottom > 0 ? cards[i] : null;
+      }
+    }
+    kept = card ? { id: card.id, top: card.getBoundingClientRect().top } : null;
+    document.documentElement.style.overflowAnchor = "none";
+  });
+  document.addEventListener("htmx:afterSwap", function () {
+    if (kept) {
+      var card = document.getElementById(kept.id);
+      if (card) {
+        window.scrollBy(0, card.getBoundingClientRect().top - kept.top);
+      }
+      kept = null;
+    }
+    document.documentElement.style.overflowAnchor = "";
   });
 
   document.addEventListener("submit", function (event) {

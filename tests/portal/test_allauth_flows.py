@@ -65,7 +65,7 @@ def test_sign_up_verify_by_the_mailed_link_then_sign_in_by_email_and_by_username
 
     for login in ("ada@example.org", "ADA@example.org", "ada"):
         client, response = sign_in(login)
-        assert response.status_code == 302 and response["Location"] == "/me/", login
+        assert response.status_code == 302 and response["Location"] == "/follows/", login
         assert client.get("/me/").status_code == 200
 
 
@@ -101,7 +101,7 @@ def test_password_reset_by_the_mailed_link(mailbox):
     assert response.status_code == 302 and response["Location"] == "/accounts/password/reset/key/done/"
 
     assert sign_in("ada", "the old password 1")[1].status_code == 200
-    assert sign_in("ada", "a new password 2025")[1]["Location"] == "/me/"
+    assert sign_in("ada", "a new password 2025")[1]["Location"] == "/follows/"
     # The link works once.
     again = Client().get(link, follow=True)
     assert 'name="password1"' not in again.content.decode()
@@ -156,5 +156,5 @@ def test_changing_the_email_address_by_the_mailed_link(mailbox):
     assert list(EmailAddress.objects.filter(user=user).values_list("email", "verified", "primary")) == [
         ("lovelace@example.org", True, True)
     ]
-    assert sign_in("lovelace@example.org")[1]["Location"] == "/me/"
+    assert sign_in("lovelace@example.org")[1]["Location"] == "/follows/"
     assert sign_in("ada@example.org")[1].status_code == 200

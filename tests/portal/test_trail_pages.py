@@ -134,7 +134,8 @@ def test_marks_read_up_to_dismiss_and_undo(reader_client, trail, reader):
     page = reader_client.get("/trail/").content.decode()
     up_to = page.split(f'data-item="{middle.paper_id}"')[1].split('name="up_to" value="')[1].split('"')[0]
     response = reader_client.post("/trail/read/", {"up_to": up_to, "next": "/trail/?unread=1"})
-    assert response.status_code == 302 and response["Location"] == "/trail/?unread=1"
+    # Back at the card the reader was on (the anchor; htmx swaps the cards in place).
+    assert response.status_code == 302 and response["Location"] == f"/trail/?unread=1#t{middle.paper_id}"
     assert unread_arxiv_ids(reader) == ["2611.00001"]
     assert reader_client.post("/trail/read/", {"up_to": "yesterday"}).status_code == 302
     assert reader_client.post("/trail/read/", {"next": "https://elsewhere.example/"})["Location"] == "/trail/"
