@@ -4,21 +4,23 @@ the rescoring of the window, and the scoring of a harvest's new versions."""
 from __future__ import annotations
 
 from accounts.models import User
-from accounts.recommend.debounce import retrain_claimed
+from accounts.recommend.debounce import examples_learnt, retrain_claimed
 from accounts.recommend.scoring import prune, rescore_user, score_papers
 from accounts.recommend.training import train_user
 from harvest.models import Version
 
 
 def retrain_and_rescore(user_id: int) -> str:
-    retrain_claimed(user_id)
+    changes = retrain_claimed(user_id)
     user = User.objects.filter(pk=user_id).first()
     if user is None:
         return f"user {user_id} is gone"
     models = train_user(user)
     if not models:
+        examples_learnt(user_id, changes)
         return f"user {user_id}: too few saves, no model"
     written = rescore_user(user_id)
+    examples_learnt(user_id, changes)
     return f"user {user_id}: {len(models)} models, {written} recommendations"
 
 

@@ -19,7 +19,7 @@ from django.utils.translation import gettext as _
 
 from accounts.models import User
 from accounts.recommend import tasks
-from accounts.recommend.debounce import retrain_claim
+from accounts.recommend.debounce import examples_changed, retrain_claim
 from accounts.recommend.models import NotInterested, Rating, Recommendation, RecommenderProfile
 from accounts.recommend.picks import MAX_PICKS, pick_page
 from accounts.records.services import record_opened, record_save
@@ -32,8 +32,10 @@ RATING_WORDS = {"up": Rating.Value.UP, "down": Rating.Value.DOWN}
 
 def schedule_retrain(user_id: int) -> bool:
     """Queue one retraining RECOMMEND_RETRAIN_DELAY_SECONDS from now, unless one
-    is already waiting: a burst of saves trains once. True when this call queued it."""
+    is already waiting: a burst of saves trains once. True when this call queued it.
+    The change is counted, so the trail says "updating" until it is learnt."""
     delay = settings.RECOMMEND_RETRAIN_DELAY_SECONDS
+    examples_changed(user_id, keep=delay + 600)
     if not retrain_claim(user_id, timeout=delay + 600):
         return False
     transaction.on_commit(lambda: tasks.retrain_recommendations.apply_async((user_id,), countdown=delay))

@@ -1,7 +1,9 @@
 """The trail "for you": within each day (in the reader's time zone, newest day
 first) the cards ordered by the reader's score (their score sheets), each
-with why it ranks there. Only reads: the scores are written by the scoring
-after each harvest and after the reader's retraining (scoring.py)."""
+with why it ranks there; a saved paper has no score here (it taught the model,
+so it would top the day, but the reader knows it): its card comes last. Only
+reads: the scores are written by the scoring after each harvest and after the
+reader's retraining (scoring.py)."""
 
 from __future__ import annotations
 
@@ -13,6 +15,7 @@ from zoneinfo import ZoneInfo
 import numpy as np
 
 from accounts.models import User
+from accounts.recommend.debounce import retrain_pending
 from accounts.recommend.examples import paper_texts
 from accounts.recommend.explanation import explain
 from accounts.recommend.features import vectorize
@@ -71,7 +74,10 @@ def decode_rank_cursor(cursor: str) -> RankCursor:
 
 def paper_scores(user_id: int, paper_ids: list[int], *, since: datetime) -> dict[int, float]:
     """The user's latest score of each of these papers among the sheets
-    computed since `since` (a later sheet, after a retraining, wins)."""
+    computed since `since` (a later sheet, after a retraining, wins); none of
+    the papers they saved."""
+    saved = set(Record.objects.filter(user_id=user_id, paper_id__in=paper_ids).values_list("paper_id", flat=True))
+    paper_ids = [paper_id for paper_id in paper_ids if paper_id not in saved]
     if not paper_ids:
         return {}
     wanted = np.asarray(paper_ids, dtype=np.int64)
@@ -90,7 +96,11 @@ def paper_scores(user_id: int, paper_ids: list[int], *, since: datetime) -> dict
 
 
 def scores_of_users(wanted: dict[int, set[int]], *, since: datetime) -> dict[int, dict[int, float]]:
-    """paper_scores for many users at once (one query): an alert batch's."""
+    """paper_scores for many users at once (two queries): an alert batch's."""
+    saved = Record.objects.filter(user_id__in=list(wanted), paper_id__in={pk for ids in wanted.values() for pk in ids})
+    wanted = {user_id: set(ids) for user_id, ids in wanted.items()}
+    for user_id, paper_id in saved.values_list("user_id", "paper_id"):
+        wanted[user_id].discard(paper_id)
     found: dict[int, dict[int, float]] = {user_id: {} for user_id in wanted}
     sheets = (
         ScoreSheet.objects.filter(user_id__in=[user_id for user_id, ids in wanted.items() if ids])
@@ -197,6 +207,7 @@ class RankingSeed:
     description: bool
     trained_at: datetime | None
     picks: int = 0  # papers picked from a day's papers (the picks page)
+    updating: bool = False  # a save, thumb or pick is not learnt yet (seconds, with a worker)
 
     @property
     def ready(self) -> bool:
@@ -206,8 +217,10 @@ class RankingSeed:
 def ranking_seed(user: User) -> RankingSeed:
     """One query for a researcher without a ranking; the saves and picks are counted only for one with it."""
     profile = RecommenderProfile.objects.filter(user=user).only("description", "trained_at").first()
+    updating = retrain_pending(user.pk)
     if profile is None or profile.trained_at is None:
-        return RankingSeed(saves=0, description=bool(profile and profile.description.strip()), trained_at=None)
+        description = bool(profile and profile.description.strip())
+        return RankingSeed(saves=0, description=description, trained_at=None, updating=updating)
     picks = Rating.objects.filter(user=user, source=Rating.Source.PICK, value=Rating.Value.UP)
     return RankingSeed(
         saves=Record.objects.filter(user=user).count(),
@@ -215,4 +228,5 @@ def ranking_seed(user: User) -> RankingSeed:
         trained_at=profile.trained_at,
         # A picked paper saved since counts as a save.
         picks=picks.exclude(paper_id__in=Record.objects.filter(user=user).values("paper_id")).count(),
+        updating=updating,
     )

@@ -50,8 +50,8 @@ def picks(request: HttpRequest) -> HttpResponse:
     messages.success(
         request,
         ngettext(
-            "You picked %(n)d paper: your ranking is learnt from it in a few minutes.",
-            "You picked %(n)d papers: your ranking is learnt from them in a few minutes.",
+            "You picked %(n)d paper: your ranking is learnt from it in a few seconds.",
+            "You picked %(n)d papers: your ranking is learnt from them in a few seconds.",
             len(result.picked),
         )
         % {"n": len(result.picked)},
