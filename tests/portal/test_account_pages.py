@@ -40,7 +40,7 @@ def browser(user) -> Client:
 def test_sign_in_and_out(user):
     client = Client()
     response = client.post("/accounts/login/", {"username": "ada", "password": PASSWORD})
-    assert response.status_code == 302 and response["Location"] == "/me/"
+    assert response.status_code == 302 and response["Location"] == "/follows/"  # no follow yet: the first step
     assert client.get("/me/").status_code == 200
     assert client.post("/accounts/logout/").status_code == 302
     assert client.get("/me/")["Location"].startswith("/login/")
