@@ -73,7 +73,7 @@ class PickListView(APIView):
         operation_id="me_picks_create",
         summary="Pick papers of the day",
         description=f"Pick 1 to {MAX_PICKS} of the papers GET offers: each counts as a thumbs up on the paper, "
-        "and your ranking (the trail's order, recommendations) is retrained from them a few minutes later, "
+        "and your ranking (the trail's order, recommendations) is retrained from them a few seconds later, "
         "even with no saved paper. The papers offered and not picked count for nothing. Picking a paper "
         "again changes nothing. 400 names `papers` for none, more than the maximum, or a paper not offered.",
         request=PicksWriteSerializer,

@@ -80,7 +80,7 @@ class RatingListView(APIView):
         operation_id="me_ratings_create",
         summary="Rate a paper",
         description="Thumbs up (more like this) or down (less like this) on a paper: explicit training data for "
-        "your recommendations, which are retrained a few minutes later. Rating a paper again replaces its rating "
+        "your recommendations, which are retrained a few seconds later. Rating a paper again replaces its rating "
         "(201 when new, 200 otherwise); DELETE undoes it. “Not interested” on a recommendation stays the "
         "stronger no.",
         request=RatingWriteSerializer,

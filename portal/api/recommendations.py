@@ -74,7 +74,7 @@ class RecommendationNotInterestedView(APIView):
         operation_id="me_recommendation_not_interested",
         summary="Not interested in a recommendation",
         description="The paper leaves your recommendations for good and counts against papers like it at the "
-        "next training (a few minutes later).",
+        "next training (a few seconds later).",
         parameters=[
             OpenApiParameter(
                 "recommendation_id", OpenApiTypes.INT, OpenApiParameter.PATH, description="One of your recommendations."

@@ -92,7 +92,7 @@ def recommendation_save_view(request: HttpRequest, recommendation_id: int) -> Ht
 @require_POST
 def recommender_settings(request: HttpRequest) -> HttpResponse:
     recommender_set_per_tag(user=request.user, per_tag=request.POST.get("per_tag", "") in ("1", "on", "true"))
-    messages.success(request, _("Saved: your recommendations are retrained in a few minutes."))
+    messages.success(request, _("Saved: your recommendations are retrained in a few seconds."))
     return redirect(reverse("portal:trail_recommended"))
 
 
@@ -105,5 +105,5 @@ def recommender_interests(request: HttpRequest) -> HttpResponse:
     except ValueError:
         messages.error(request, _("description: at most %(n)d characters.") % {"n": MAX_DESCRIPTION})
         return redirect(f"{reverse('portal:trail_recommended')}#interests")
-    messages.success(request, _("Saved: your ranking is retrained from it in a few minutes."))
+    messages.success(request, _("Saved: your ranking is retrained from it in a few seconds."))
     return redirect(f"{reverse('portal:trail_recommended')}#interests")

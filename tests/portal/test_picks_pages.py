@@ -149,7 +149,7 @@ def test_the_trail_links_here_before_and_after_a_ranking_and_counts_the_picks(re
     assert 'href="/trail/picks/"' in note and "挑选" in note
     assert 'href="/trail/picks/"' in reader_client.get("/trail/recommended/").content.decode()
     reader_client.post(URL, {"papers": day["today"][:2]})
-    retrain_and_rescore(reader.pk)  # as the queued task does, a few minutes later
+    retrain_and_rescore(reader.pk)  # as the queued task does, seconds later
     User.objects.filter(pk=reader.pk).update(language="en")
     body = reader_client.get("/trail/").content.decode()
     note = re.search(r"<p class=\"muted\" data-ranking-seed>.*?</p>", body, flags=re.S).group(0)
