@@ -69,7 +69,7 @@
         card = cards[i].getBoundingClientRect().bottom > 0 ? cards[i] : null;
       }
     }
-    kept = card ? { id: card.id, top: card.getBoundingClientRect().top } : null;
+    kept = card ? { id: card.id, top: card.getBoundingClientRect().top, acted: card.contains(source) } : null;
     document.documentElement.style.overflowAnchor = "none";
   });
   document.addEventListener("htmx:afterSwap", function () {
@@ -77,6 +77,11 @@
       var card = document.getElementById(kept.id);
       if (card) {
         window.scrollBy(0, card.getBoundingClientRect().top - kept.top);
+        // The pressed button is gone with the old card: the keyboard carries on from the new one.
+        var next = kept.acted ? card.querySelector("[data-action], [data-open]") : null;
+        if (next) {
+          next.focus({ preventScroll: true });
+        }
       }
       kept = null;
     }

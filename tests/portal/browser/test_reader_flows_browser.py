@@ -92,6 +92,9 @@ def test_marks_keep_the_readers_place_and_the_order_in_use_looks_pressed(live_se
         expect(page.locator("#nav-trail .nav-count")).to_have_text(str(CARDS - 1))
         assert abs(_top(page.locator(".trail-item").nth(12)) - before) <= 2
         assert page.evaluate("window.scrollY") > 1000 and page.url == f"{live_server.url}/trail/"
+        # The keyboard carries on from the card (its button went with the old card).
+        focused = page.evaluate("document.activeElement.closest('[data-item]')?.id")
+        assert focused == page.locator(".trail-item").nth(12).get_attribute("id")
         screenshot(page, f"trail-marked-{language}-{viewport}", full_page=False)
 
         # "Up to here" on the 16th card: it and the four after it on the page are read, in place.
