@@ -76,8 +76,6 @@ def paper_scores(user_id: int, paper_ids: list[int], *, since: datetime) -> dict
     """The user's latest score of each of these papers among the sheets
     computed since `since` (a later sheet, after a retraining, wins); none of
     the papers they saved."""
-    saved = set(Record.objects.filter(user_id=user_id, paper_id__in=paper_ids).values_list("paper_id", flat=True))
-    paper_ids = [paper_id for paper_id in paper_ids if paper_id not in saved]
     if not paper_ids:
         return {}
     wanted = np.asarray(paper_ids, dtype=np.int64)
@@ -92,15 +90,16 @@ def paper_scores(user_id: int, paper_ids: list[int], *, since: datetime) -> dict
         scores = np.frombuffer(bytes(scores_data), dtype="<f2")
         hit = np.isin(ids, wanted)
         found.update(zip(ids[hit].tolist(), scores[hit].astype(np.float64).tolist(), strict=True))
+    if found:  # a reader without scores needs no second query
+        for paper_id in Record.objects.filter(user_id=user_id, paper_id__in=list(found)).values_list(
+            "paper_id", flat=True
+        ):
+            del found[paper_id]
     return found
 
 
 def scores_of_users(wanted: dict[int, set[int]], *, since: datetime) -> dict[int, dict[int, float]]:
-    """paper_scores for many users at once (two queries): an alert batch's."""
-    saved = Record.objects.filter(user_id__in=list(wanted), paper_id__in={pk for ids in wanted.values() for pk in ids})
-    wanted = {user_id: set(ids) for user_id, ids in wanted.items()}
-    for user_id, paper_id in saved.values_list("user_id", "paper_id"):
-        wanted[user_id].discard(paper_id)
+    """paper_scores for many users at once (one query, a second for their saves): an alert batch's."""
     found: dict[int, dict[int, float]] = {user_id: {} for user_id in wanted}
     sheets = (
         ScoreSheet.objects.filter(user_id__in=[user_id for user_id, ids in wanted.items() if ids])
@@ -113,6 +112,11 @@ def scores_of_users(wanted: dict[int, set[int]], *, since: datetime) -> dict[int
         scores = np.frombuffer(bytes(scores_data), dtype="<f2")
         hit = np.isin(ids, np.fromiter(wanted[user_id], dtype=np.int64))
         found[user_id].update(zip(ids[hit].tolist(), scores[hit].astype(np.float64).tolist(), strict=True))
+    scored = {user_id for user_id, scores in found.items() if scores}
+    if scored:
+        saved = Record.objects.filter(user_id__in=scored, paper_id__in={pk for u in scored for pk in found[u]})
+        for user_id, paper_id in saved.values_list("user_id", "paper_id"):
+            found[user_id].pop(paper_id, None)
     return found
 
 
