@@ -6,7 +6,14 @@ import follows through this module, `models`, `selectors`, `services` and
 from accounts.follows.definition import FILTER_KEYS, MAX_VARIANTS, FollowDefinition, storable_text
 from accounts.follows.matching import NEW, REVISION, DayIndex, FollowRules, Hit, PaperFacts
 from accounts.follows.names import normalise_name
-from accounts.follows.topics import DEFAULT_THRESHOLD, MAX_DESCRIPTION, MAX_EXAMPLES, MAX_THRESHOLD, MIN_THRESHOLD
+from accounts.follows.topics import (
+    DEFAULT_THRESHOLD,
+    MAX_DESCRIPTION,
+    MAX_EXAMPLES,
+    MAX_THRESHOLD,
+    MIN_THRESHOLD,
+    threshold_band,
+)
 
 __all__ = [
     "DEFAULT_THRESHOLD",
@@ -25,4 +32,5 @@ __all__ = [
     "PaperFacts",
     "normalise_name",
     "storable_text",
+    "threshold_band",
 ]

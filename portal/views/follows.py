@@ -25,7 +25,7 @@ from accounts.follows.services import (
     follow_update,
     max_follows,
 )
-from accounts.follows.types import DEFAULT_THRESHOLD, MAX_THRESHOLD, MIN_THRESHOLD, normalise_name
+from accounts.follows.types import DEFAULT_THRESHOLD, MAX_THRESHOLD, MIN_THRESHOLD, normalise_name, threshold_band
 from accounts.trail.selectors import trail_unread_counts
 from portal.forms import DELIVERIES, KINDS, FollowInput, field_errors, follow_input, follow_input_of
 
@@ -41,9 +41,7 @@ def _index(request: HttpRequest, extra: dict[str, Any] | None = None, status: in
     follows = [(follow, counts.by_follow.get(follow.pk, 0)) for follow in follow_list(user=request.user)]
     for follow, _unread in follows:
         if follow.kind == Follow.Kind.TOPIC:
-            follow.threshold_band = topics.threshold_band(
-                float(follow.value.get("threshold", topics.DEFAULT_THRESHOLD))
-            )
+            follow.threshold_band = threshold_band(float(follow.value.get("threshold", DEFAULT_THRESHOLD)))
     context = {
         "follows": follows,
         "exclusions": exclusion_list(user=request.user),
@@ -110,12 +108,12 @@ def _form(
 def _threshold_in_words(raw: str) -> tuple[float | None, str | None]:
     """The topic's threshold as typed and its band ("broad", ...); Nones when it is not a number."""
     try:
-        threshold = float(raw) if raw.strip() else topics.DEFAULT_THRESHOLD
+        threshold = float(raw) if raw.strip() else DEFAULT_THRESHOLD
     except ValueError:
         return None, None
-    if not topics.MIN_THRESHOLD <= threshold <= topics.MAX_THRESHOLD:
+    if not MIN_THRESHOLD <= threshold <= MAX_THRESHOLD:
         return None, None
-    return threshold, topics.threshold_band(threshold)
+    return threshold, threshold_band(threshold)
 
 
 @login_required
