@@ -7,8 +7,9 @@ from django.contrib import admin, messages
 from django.db.models import QuerySet
 from django.http import HttpRequest
 
+from digests.budget import llm_resume
 from digests.models import Ask, DailySpend, GuidedReading, LLMState, SummaryBatch
-from digests.services import llm_resume, readings_regenerate
+from digests.services import readings_regenerate
 
 
 @admin.register(GuidedReading)
@@ -18,14 +19,17 @@ class GuidedReadingAdmin(admin.ModelAdmin):
         "version",
         "prompt_version",
         "status",
+        "provider",
         "model",
         "input_tokens",
         "output_tokens",
         "cost_usd",
+        "currency",
         "attempts",
         "written_at",
     )
-    list_filter = ("status", "prompt_version", "model")
+    # "invalid reply twice from <provider>:<model>" in the error: the provider gave no valid structured reply.
+    list_filter = ("status", "provider", "prompt_version", "model")
     search_fields = ("version__paper__arxiv_id", "error")
     list_select_related = ("version__paper",)
     raw_id_fields = ("version", "batch")
@@ -35,11 +39,13 @@ class GuidedReadingAdmin(admin.ModelAdmin):
         "version",
         "prompt_version",
         "status",
+        "provider",
         "model",
         "content",
         "input_tokens",
         "output_tokens",
         "cost_usd",
+        "currency",
         "created_at",
         "written_at",
         "claimed_at",
@@ -62,8 +68,8 @@ class GuidedReadingAdmin(admin.ModelAdmin):
 
 @admin.register(SummaryBatch)
 class SummaryBatchAdmin(admin.ModelAdmin):
-    list_display = ("batch_id", "status", "request_count", "reserved_usd", "created_at", "ended_at")
-    list_filter = ("status",)
+    list_display = ("batch_id", "provider", "status", "request_count", "reserved_usd", "created_at", "ended_at")
+    list_filter = ("status", "provider")
     readonly_fields = [f.name for f in SummaryBatch._meta.fields]
 
     def has_add_permission(self, request: HttpRequest) -> bool:
@@ -83,8 +89,9 @@ class LLMStateAdmin(admin.ModelAdmin):
 
 @admin.register(DailySpend)
 class DailySpendAdmin(admin.ModelAdmin):
-    list_display = ("day", "spent_usd", "calls")
-    readonly_fields = ("day", "spent_usd", "calls")
+    list_display = ("day", "provider", "spent_usd", "calls")
+    list_filter = ("provider",)
+    readonly_fields = ("day", "provider", "spent_usd", "calls")
 
     def has_add_permission(self, request: HttpRequest) -> bool:
         return False
@@ -95,8 +102,20 @@ class AskAdmin(admin.ModelAdmin):
     """Questions to the library, for cost and abuse: who asked, when, what it cost.
     Read-only: an answer is the asker's, changed by nobody."""
 
-    list_display = ("id", "user", "language", "status", "cached", "dropped_citations", "cost_usd", "created_at")
-    list_filter = ("status", "cached", "language")
+    list_display = (
+        "id",
+        "user",
+        "language",
+        "status",
+        "cached",
+        "provider",
+        "model",
+        "dropped_citations",
+        "cost_usd",
+        "currency",
+        "created_at",
+    )
+    list_filter = ("status", "cached", "language", "provider")
     raw_id_fields = ("user", "thread", "paper")
     list_select_related = ("user",)
     show_full_result_count = False

@@ -11,6 +11,7 @@ from django.db import connection
 from digests import llm
 from digests.batches import batch_submit, batches_collect
 from digests.models import DailySpend, GuidedReading, SummaryBatch
+from digests.providers.registry import provider_config
 from digests.services import Outcome, reading_write, readings_create_for_versions
 from tests.digests.conftest import make_record, store
 from tests.digests.fake_anthropic import BATCHES, MESSAGES
@@ -47,7 +48,8 @@ def test_a_batch_is_submitted_collected_and_priced_at_half(fake_anthropic):
     readings = GuidedReading.objects.order_by("id")
     assert [r.status for r in readings] == ["done"] * 3
     for reading, usage in zip(readings, fake_anthropic.usage_log, strict=True):
-        assert reading.cost_usd == llm.cost_usd(model=reading.model, batch=True, **usage)
+        assert reading.cost_usd == provider_config("anthropic").cost(model=reading.model, batch=True, **usage)
+        assert reading.provider == "anthropic"
     assert DailySpend.objects.get().spent_usd == sum(r.cost_usd for r in readings)
     assert SummaryBatch.objects.get().status == SummaryBatch.Status.ENDED
     assert fake_anthropic.requests_to(MESSAGES) == []
