@@ -37,7 +37,7 @@ from digests.providers.base import (
     StructuredRequest,
     Transient,
 )
-from digests.selectors import current_prompt_version, is_configured, pause_state
+from digests.selectors import INVALID_TWICE_PREFIX, current_prompt_version, is_configured, pause_state
 from digests.signals import reading_stored, readings_pending
 from harvest.models import Version
 
@@ -47,7 +47,7 @@ Status = GuidedReading.Status
 # Invalid replies: the first is tried once more (a repair where the provider
 # needs one), the second fails the reading and is reported.
 REPLY_ATTEMPTS = 2
-INVALID_TWICE = "invalid reply twice"
+INVALID_TWICE = INVALID_TWICE_PREFIX
 
 
 class Outcome(enum.StrEnum):
@@ -288,6 +288,8 @@ def _write_claimed(reading: GuidedReading, prepared: ReadingInput, provider: Pro
             reading_add_usage(reading_id=reading.pk, provider=name, model=paid.model, usage=paid, cost=paid_cost)
         repair = Repair(raw=raw, error=last_error)
     else:
+        # Named on the reading even when no reply was paid for, so admin and /sources/ say whose it was.
+        GuidedReading.objects.filter(pk=reading.pk, provider="").update(provider=name, model=prepared.request.model)
         raise _Stop(Outcome.FAILED, f"{INVALID_TWICE} from {name}:{prepared.request.model}: {last_error}")
     if removed:
         logger.warning("reading %s: removed %d link(s) not in the abstract", reading.pk, len(removed))
