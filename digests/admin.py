@@ -9,7 +9,24 @@ from django.http import HttpRequest
 
 from digests.budget import llm_resume
 from digests.models import Ask, DailySpend, GuidedReading, LLMState, SummaryBatch
+from digests.selectors import INVALID_TWICE_PREFIX
 from digests.services import readings_regenerate
+
+
+class InvalidReplyFilter(admin.SimpleListFilter):
+    """Readings whose provider gave no valid structured reply in two tries:
+    failed, nothing stored, the provider and model named in the error."""
+
+    title = "structured reply"
+    parameter_name = "reply"
+
+    def lookups(self, request: HttpRequest, model_admin) -> list[tuple[str, str]]:
+        return [("invalid", "no valid reply in two tries")]
+
+    def queryset(self, request: HttpRequest, queryset: QuerySet[GuidedReading]) -> QuerySet[GuidedReading]:
+        if self.value() == "invalid":
+            return queryset.filter(status=GuidedReading.Status.FAILED, error__startswith=INVALID_TWICE_PREFIX)
+        return queryset
 
 
 @admin.register(GuidedReading)
@@ -28,8 +45,7 @@ class GuidedReadingAdmin(admin.ModelAdmin):
         "attempts",
         "written_at",
     )
-    # "invalid reply twice from <provider>:<model>" in the error: the provider gave no valid structured reply.
-    list_filter = ("status", "provider", "prompt_version", "model")
+    list_filter = ("status", InvalidReplyFilter, "provider", "prompt_version", "model")
     search_fields = ("version__paper__arxiv_id", "error")
     list_select_related = ("version__paper",)
     raw_id_fields = ("version", "batch")

@@ -19,6 +19,7 @@ from digests.models import DailySpend, GuidedReading
 from digests.providers.registry import provider_config
 from digests.selectors import llm_status, readings_for_versions
 from digests.services import Outcome, reading_input, reading_write, readings_create_for_versions
+from digests.tasks import summarize_version
 from tests.digests.conftest import make_record, store
 from tests.replay_server import Reply
 
@@ -135,6 +136,28 @@ def test_529_gives_up_after_a_bounded_number_of_attempts(stand_in, settings):
     assert "gave up after 3 attempts" in reading.error
     assert len(stand_in.requests_to(stand_in.path)) == 3
     assert DailySpend.objects.get().spent_usd == 0
+
+
+def test_a_time_out_backs_off_and_the_next_attempt_succeeds(stand_in, settings):
+    settings.PAPERTRAIL_SUMMARY_TIMEOUT = 1.0
+    reading = pending_reading()
+    release = threading.Event()
+    slow = Reply(status=200, body=b"{}", content_type="application/json", before_send=lambda: release.wait(5))
+    stand_in.queue(stand_in.path, slow)
+    try:
+        assert reading_write(reading_id=reading.pk) == Outcome.DONE
+    finally:
+        release.set()
+    assert len(stand_in.requests_to(stand_in.path)) == 2
+    reading.refresh_from_db()
+    assert reading.attempts == 2 and DailySpend.objects.get().spent_usd == reading.cost_usd  # the time-out cost nothing
+
+
+def test_the_task_writes_the_reading_end_to_end(stand_in):
+    reading = pending_reading()
+    assert summarize_version(reading.pk) == f"reading {reading.pk}: done"
+    reading.refresh_from_db()
+    assert reading.status == GuidedReading.Status.DONE and reading.provider == stand_in.provider
 
 
 def test_invalid_json_body_is_retried_once_then_succeeds(stand_in):
