@@ -9,6 +9,7 @@ from django.http import HttpRequest
 
 from digests.budget import llm_resume
 from digests.models import Ask, DailySpend, GuidedReading, LLMState, SummaryBatch
+from digests.quality import report_lines
 from digests.selectors import INVALID_TWICE_PREFIX
 from digests.services import readings_regenerate
 
@@ -94,8 +95,20 @@ class SummaryBatchAdmin(admin.ModelAdmin):
 
 @admin.register(LLMState)
 class LLMStateAdmin(admin.ModelAdmin):
-    list_display = ("id", "paused", "reason", "paused_at", "budget_exhausted_on")
+    list_display = ("id", "paused", "reason", "paused_at", "budget_exhausted_on", "check_summary")
+    readonly_fields = ("check_report",)
     actions = ("resume",)
+
+    @admin.display(description="last check_llm reports")
+    def check_summary(self, state: LLMState) -> str:
+        return "; ".join(
+            f"{key}: {report['valid']}/{report['requests']} valid" for key, report in sorted(state.checks.items())
+        )
+
+    @admin.display(description="check_llm reports (python manage.py check_llm)")
+    def check_report(self, state: LLMState) -> str:
+        """Each report's lines as the command prints them (shown escaped, one line each)."""
+        return "\n\n".join("\n".join(report_lines(report)) for report in state.checks.values())
 
     @admin.action(description="Resume summarising (after fixing the key or the spending limit)")
     def resume(self, request: HttpRequest, queryset: QuerySet[LLMState]) -> None:

@@ -99,6 +99,9 @@ class LLMState(models.Model):
     budget_exhausted_on = models.DateField(
         null=True, blank=True, help_text="budget day on which a call was refused for lack of budget"
     )
+    checks = models.JSONField(
+        default=dict, blank=True, help_text='the last check_llm report per "task provider:model" (digests/quality.py)'
+    )
 
     class Meta:
         verbose_name = gettext_lazy("guided-reading state")

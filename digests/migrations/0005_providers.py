@@ -56,6 +56,15 @@ class Migration(migrations.Migration):
             name="day",
             field=models.DateField(),
         ),
+        migrations.AddField(
+            model_name="llmstate",
+            name="checks",
+            field=models.JSONField(
+                blank=True,
+                default=dict,
+                help_text='the last check_llm report per "task provider:model" (digests/quality.py)',
+            ),
+        ),
         migrations.AddConstraint(
             model_name="dailyspend",
             constraint=models.UniqueConstraint(fields=("day", "provider"), name="dailyspend_once_per_provider"),

@@ -62,6 +62,7 @@ def start_stand_in(kind: str, settings, monkeypatch) -> FakeAnthropic | FakeOpen
 def stand_in(request, settings, monkeypatch) -> Iterator[FakeAnthropic | FakeOpenAI]:
     """Each protocol's stand-in in turn: the same test holds for all."""
     server = start_stand_in(request.param, settings, monkeypatch)
+    server.kind = request.param
     try:
         yield server
     finally:

@@ -9,8 +9,8 @@ import pytest
 from django.core.management import CommandError, call_command
 from django.urls import reverse
 
-from digests.models import GuidedReading
 from digests.budget import llm_pause
+from digests.models import GuidedReading
 from digests.services import Outcome, reading_write, readings_create_for_versions
 from tests.digests.conftest import make_record, store
 from tests.digests.fake_anthropic import MESSAGES
