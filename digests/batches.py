@@ -113,33 +113,53 @@ def batch_submit(*, provider: Provider | None = None, limit: int | None = None) 
 
 
 def batches_collect(*, provider: Provider | None = None) -> str:
-    """Store the results of every ended batch of the readings' provider;
-    then, when the backlog is above the threshold, submit the next batch."""
+    """Store the results of every ended batch, of whichever provider holds it
+    (the readings may have moved to another since); then, when the backlog
+    is above the threshold, submit the next batch."""
     if not is_configured():
         return Outcome.NOT_CONFIGURED
     provider = provider or readings_provider()
     collected = 0
-    in_progress = SummaryBatch.objects.filter(
-        status=SummaryBatch.Status.IN_PROGRESS, provider=provider.config.name
-    ).exclude(batch_id__startswith=_LOCAL_PREFIX)
-    for batch_pk in list(in_progress.values_list("pk", flat=True)):
+    in_progress = SummaryBatch.objects.filter(status=SummaryBatch.Status.IN_PROGRESS).exclude(
+        batch_id__startswith=_LOCAL_PREFIX
+    )
+    for name in sorted(set(in_progress.values_list("provider", flat=True))):
+        holder = provider if name == provider.config.name else _provider_named(name)
+        if holder is None:
+            logger.warning("batches of %s not collected: it has no API key now", name)
+            continue
         try:
-            with transaction.atomic():
-                # One collector per batch: another one that holds it, or has
-                # collected it, is passed by, so no result is stored or paid twice.
-                batch = in_progress.select_for_update(skip_locked=True).filter(pk=batch_pk).first()
-                if batch is None or not provider.batch_ended(batch.batch_id):
-                    continue
-                collected += _collect_one(provider, batch)
+            collected += _collect_provider(holder, in_progress.filter(provider=name))
         except Refused as exc:
-            llm_pause(reason=f"{provider.config.name} refused the key while collecting batches: {exc.detail}")
+            llm_pause(reason=f"{name} refused the key while collecting batches: {exc.detail}")
             return Outcome.PAUSED
-        except (ProviderError, InvalidReply) as exc:
-            logger.warning("batch %s not collected: %s", batch_pk, exc)
     summary = f"collected {collected} results"
     if not pause_state()[0] and backlog_count() > settings.PAPERTRAIL_SUMMARY_BATCH_THRESHOLD:
         summary += "; " + batch_submit(provider=provider)
     return summary
+
+
+def _provider_named(name: str) -> Provider | None:
+    config = registry.provider_config(name)
+    return registry.build(config, timeout=settings.PAPERTRAIL_SUMMARY_TIMEOUT) if config.configured else None
+
+
+def _collect_provider(provider: Provider, batches) -> int:
+    collected = 0
+    for batch_pk in list(batches.values_list("pk", flat=True)):
+        try:
+            with transaction.atomic():
+                # One collector per batch: another one that holds it, or has
+                # collected it, is passed by, so no result is stored or paid twice.
+                batch = batches.select_for_update(skip_locked=True).filter(pk=batch_pk).first()
+                if batch is None or not provider.batch_ended(batch.batch_id):
+                    continue
+                collected += _collect_one(provider, batch)
+        except Refused:
+            raise
+        except (ProviderError, InvalidReply) as exc:
+            logger.warning("batch %s not collected: %s", batch_pk, exc)
+    return collected
 
 
 def _collect_one(provider: Provider, batch: SummaryBatch) -> int:

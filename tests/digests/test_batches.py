@@ -127,3 +127,18 @@ def test_two_collectors_of_one_batch_store_and_pay_its_results_once(fake_anthrop
     # Collecting again finds nothing to pay for.
     assert batches_collect() == "collected 0 results"
     assert DailySpend.objects.get().spent_usd == sum(r.cost_usd for r in readings)
+
+
+def test_a_batch_is_collected_from_its_provider_after_the_readings_moved_to_another(fake_anthropic, settings):
+    ids = pending(2)
+    batch_submit()
+    (batch_id,) = fake_anthropic.batches
+    settings.OPENAI_API_KEY = "sk-openai-elsewhere"
+    settings.PAPERTRAIL_LLM_READINGS = "openai:deepseek-chat"  # no batch API: new readings go one by one
+    fake_anthropic.end_batch(batch_id)
+
+    assert batches_collect() == "collected 2 results"
+
+    readings = GuidedReading.objects.filter(pk__in=ids)
+    assert {(r.status, r.provider) for r in readings} == {("done", "anthropic")}
+    assert SummaryBatch.objects.get().provider == "anthropic"
