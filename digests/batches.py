@@ -1,6 +1,7 @@
 """Large backlogs through a provider's batch API (Anthropic's Message
-Batches, half the list price); a provider without one writes its backlog
-one reading at a time (digests/tasks.py decides).
+Batches, OpenAI's Batch API where an endpoint offers it; half the list
+price); a provider without one writes its backlog one reading at a time
+(digests/tasks.py decides).
 
 Submitting claims the readings into a local batch row first (pending ->
 running with the batch set, one conditional UPDATE), reserves their
@@ -167,7 +168,10 @@ def _collect_one(provider: Provider, batch: SummaryBatch) -> int:
     handled: set[int] = set()
     count = 0
     model = registry.task_choice("readings")[1]
-    for result in provider.batch_results(batch.batch_id, tool_name=llm.TOOL_NAME, model=model):
+    results = provider.batch_results(
+        batch.batch_id, tool_name=llm.TOOL_NAME, model=model, schema=llm.reading_schema(bounded=False)
+    )
+    for result in results:
         reading_id = _reading_id(result.custom_id)
         reading = (
             GuidedReading.objects.select_related("version__paper")

@@ -88,7 +88,9 @@ class AnthropicProvider:
         except (anthropic.APIError, ValueError) as exc:
             raise error_for(exc, anthropic, provider=self.config.name) from exc
 
-    def batch_results(self, batch_id: str, *, tool_name: str = "", model: str = "") -> Iterator[BatchResult]:
+    def batch_results(
+        self, batch_id: str, *, tool_name: str = "", model: str = "", schema: dict[str, Any] | None = None
+    ) -> Iterator[BatchResult]:
         try:
             results = self.client.messages.batches.results(batch_id)
         except (anthropic.APIError, ValueError) as exc:

@@ -148,7 +148,9 @@ class Provider(Protocol):
 
     def batch_ended(self, batch_id: str) -> bool: ...
 
-    def batch_results(self, batch_id: str, *, tool_name: str, model: str) -> Iterator[BatchResult]: ...
+    def batch_results(
+        self, batch_id: str, *, tool_name: str, model: str, schema: dict[str, Any] | None = None
+    ) -> Iterator[BatchResult]: ...
 
 
 SPEND_LIMIT_WORDS = (

@@ -47,6 +47,7 @@ def provider_config(name: str) -> ProviderConfig:
             daily_budget=Decimal(str(settings.PAPERTRAIL_OPENAI_DAILY_BUDGET)),
             default_price=(settings.PAPERTRAIL_OPENAI_PRICE_INPUT, settings.PAPERTRAIL_OPENAI_PRICE_OUTPUT),
             structured=settings.PAPERTRAIL_OPENAI_STRUCTURED,
+            batches=settings.PAPERTRAIL_OPENAI_BATCHES,
         )
     endpoint = settings.PAPERTRAIL_LLM_ENDPOINTS[name]
     return ProviderConfig(
@@ -59,7 +60,7 @@ def provider_config(name: str) -> ProviderConfig:
         prices=dict(endpoint["prices"]),
         default_price=tuple(endpoint["price"]),
         structured=endpoint["structured"],
-        batches=endpoint["protocol"] == "anthropic",
+        batches=endpoint["batches"],
     )
 
 

@@ -130,7 +130,17 @@ def env_zone(name: str, default: str) -> str:
     return value
 
 
-_ENDPOINT_KEYS = {"protocol", "base_url", "api_key_env", "currency", "daily_budget", "price", "prices", "structured"}
+_ENDPOINT_KEYS = {
+    "protocol",
+    "base_url",
+    "api_key_env",
+    "currency",
+    "daily_budget",
+    "price",
+    "prices",
+    "structured",
+    "batches",
+}
 
 
 def env_json_endpoints(name: str) -> dict[str, dict]:
@@ -178,5 +188,7 @@ def env_json_endpoints(name: str) -> dict[str, dict]:
             "price": price_pair,
             "prices": {str(k): (float(v[0]), float(v[1])) for k, v in (endpoint.get("prices") or {}).items()},
             "structured": endpoint.get("structured", "tool"),
+            # Anthropic's protocol always has Message Batches; an OpenAI-compatible endpoint says so.
+            "batches": bool(endpoint.get("batches", endpoint.get("protocol") == "anthropic")),
         }
     return checked

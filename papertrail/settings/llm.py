@@ -90,9 +90,12 @@ PAPERTRAIL_OPENAI_CURRENCY = env_str("PAPERTRAIL_OPENAI_CURRENCY", "$")
 PAPERTRAIL_OPENAI_DAILY_BUDGET = env_float("PAPERTRAIL_OPENAI_DAILY_BUDGET", 5.0, minimum=0.0)
 PAPERTRAIL_OPENAI_PRICE_INPUT = env_float("PAPERTRAIL_OPENAI_PRICE_INPUT", 3.0, minimum=0.0)
 PAPERTRAIL_OPENAI_PRICE_OUTPUT = env_float("PAPERTRAIL_OPENAI_PRICE_OUTPUT", 15.0, minimum=0.0)
+# On only where the endpoint offers OpenAI's Batch API (/v1/files, /v1/batches): OpenAI's own.
+PAPERTRAIL_OPENAI_BATCHES = env_bool("PAPERTRAIL_OPENAI_BATCHES", False)
 # Further named endpoints, as JSON: {"deepseek": {"protocol": "openai",
 # "base_url": "https://api.deepseek.com", "api_key_env": "DEEPSEEK_API_KEY",
-# "currency": "¥", "daily_budget": 30, "price": [2, 3], "structured": "tool"}}.
+# "currency": "¥", "daily_budget": 30, "price": [2, 3], "structured": "tool",
+# "batches": false}}.
 # Each key is read from the variable it names, never written into this one.
 PAPERTRAIL_LLM_ENDPOINTS = env_json_endpoints("PAPERTRAIL_LLM_ENDPOINTS")
 # Each task's "provider:model". Readings and ask keep PAPERTRAIL_SUMMARY_MODEL

@@ -208,6 +208,7 @@ VARIABLES: dict[str, Case] = {
     "PAPERTRAIL_OPENAI_DAILY_BUDGET": Case("30", "s.PAPERTRAIL_OPENAI_DAILY_BUDGET", 30.0),
     "PAPERTRAIL_OPENAI_PRICE_INPUT": Case("2", "s.PAPERTRAIL_OPENAI_PRICE_INPUT", 2.0),
     "PAPERTRAIL_OPENAI_PRICE_OUTPUT": Case("3", "s.PAPERTRAIL_OPENAI_PRICE_OUTPUT", 3.0),
+    "PAPERTRAIL_OPENAI_BATCHES": Case("1", "s.PAPERTRAIL_OPENAI_BATCHES", True),
     "PAPERTRAIL_LLM_ENDPOINTS": Case(
         '{"ollama": {"base_url": "http://127.0.0.1:11434/v1", "structured": "json", "price": [0, 0]}}',
         "[s.PAPERTRAIL_LLM_ENDPOINTS['ollama'][k] for k in ('protocol', 'structured', 'price')]",
