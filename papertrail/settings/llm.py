@@ -1,4 +1,5 @@
-"""AI guided readings (the digests app) through the Anthropic API."""
+"""LLM work (the digests app): guided readings, "ask the library" and query
+translation, through Anthropic or any OpenAI-compatible provider."""
 
 from __future__ import annotations
 
