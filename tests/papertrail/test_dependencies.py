@@ -142,17 +142,6 @@ def test_accounts_places_no_import_inside_a_function():
     assert wrong == {}
 
 
-def test_digests_places_no_import_inside_a_function():
-    """services -> tasks -> batches -> services was held by a tucked import;
-    the readings_pending signal is the seam now."""
-    wrong = {
-        str(path.relative_to(PROJECT_ROOT)): found
-        for path in app_modules("digests")
-        if (found := tucked_imports(path.read_text(encoding="utf-8")))
-    }
-    assert wrong == {}
-
-
 def test_the_domain_check_catches_an_import_against_the_order():
     assert domain_violations("trail", "from accounts.records.models import Record\n") == [
         "accounts.records.models",
