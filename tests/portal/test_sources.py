@@ -157,7 +157,11 @@ def test_the_sources_page_names_each_tasks_provider_and_the_models_of_recent_rea
     failed = f.reading(f.version("2611.00950", 2), written_at=None, status="failed", provider="openai", model="glm-4")
     GuidedReading.objects.filter(pk=failed.pk).update(error="invalid reply twice from openai:glm-4: not JSON")
 
-    page = client.get("/sources/").content.decode()
+    public = client.get("/sources/").content.decode()
+    assert "近 24 小时写成导读的服务与模型：openai:deepseek-chat (1)" in public
+    User.objects.create_user("ops", password="x", is_staff=True)
+    client.login(username="ops", password="x")
+    page = client.get("/sources/operator/").content.decode()
 
     assert 'data-llm-task="readings">anthropic:claude-sonnet-4-6<' in page
     assert 'data-llm-task="ask">openai:deepseek-chat<' in page
