@@ -7,8 +7,27 @@ from django.contrib import admin, messages
 from django.db.models import QuerySet
 from django.http import HttpRequest
 
+from digests.budget import llm_resume
 from digests.models import Ask, DailySpend, GuidedReading, LLMState, SummaryBatch
-from digests.services import llm_resume, readings_regenerate
+from digests.quality import report_lines
+from digests.selectors import INVALID_TWICE_PREFIX
+from digests.services import readings_regenerate
+
+
+class InvalidReplyFilter(admin.SimpleListFilter):
+    """Readings whose provider gave no valid structured reply in two tries:
+    failed, nothing stored, the provider and model named in the error."""
+
+    title = "structured reply"
+    parameter_name = "reply"
+
+    def lookups(self, request: HttpRequest, model_admin) -> list[tuple[str, str]]:
+        return [("invalid", "no valid reply in two tries")]
+
+    def queryset(self, request: HttpRequest, queryset: QuerySet[GuidedReading]) -> QuerySet[GuidedReading]:
+        if self.value() == "invalid":
+            return queryset.filter(status=GuidedReading.Status.FAILED, error__startswith=INVALID_TWICE_PREFIX)
+        return queryset
 
 
 @admin.register(GuidedReading)
@@ -18,14 +37,16 @@ class GuidedReadingAdmin(admin.ModelAdmin):
         "version",
         "prompt_version",
         "status",
+        "provider",
         "model",
         "input_tokens",
         "output_tokens",
         "cost_usd",
+        "currency",
         "attempts",
         "written_at",
     )
-    list_filter = ("status", "prompt_version", "model")
+    list_filter = ("status", InvalidReplyFilter, "provider", "prompt_version", "model")
     search_fields = ("version__paper__arxiv_id", "error")
     list_select_related = ("version__paper",)
     raw_id_fields = ("version", "batch")
@@ -35,11 +56,13 @@ class GuidedReadingAdmin(admin.ModelAdmin):
         "version",
         "prompt_version",
         "status",
+        "provider",
         "model",
         "content",
         "input_tokens",
         "output_tokens",
         "cost_usd",
+        "currency",
         "created_at",
         "written_at",
         "claimed_at",
@@ -62,8 +85,8 @@ class GuidedReadingAdmin(admin.ModelAdmin):
 
 @admin.register(SummaryBatch)
 class SummaryBatchAdmin(admin.ModelAdmin):
-    list_display = ("batch_id", "status", "request_count", "reserved_usd", "created_at", "ended_at")
-    list_filter = ("status",)
+    list_display = ("batch_id", "provider", "status", "request_count", "reserved_usd", "created_at", "ended_at")
+    list_filter = ("status", "provider")
     readonly_fields = [f.name for f in SummaryBatch._meta.fields]
 
     def has_add_permission(self, request: HttpRequest) -> bool:
@@ -72,8 +95,20 @@ class SummaryBatchAdmin(admin.ModelAdmin):
 
 @admin.register(LLMState)
 class LLMStateAdmin(admin.ModelAdmin):
-    list_display = ("id", "paused", "reason", "paused_at", "budget_exhausted_on")
+    list_display = ("id", "paused", "reason", "paused_at", "budget_exhausted_on", "check_summary")
+    readonly_fields = ("check_report",)
     actions = ("resume",)
+
+    @admin.display(description="last check_llm reports")
+    def check_summary(self, state: LLMState) -> str:
+        return "; ".join(
+            f"{key}: {report['valid']}/{report['requests']} valid" for key, report in sorted(state.checks.items())
+        )
+
+    @admin.display(description="check_llm reports (python manage.py check_llm)")
+    def check_report(self, state: LLMState) -> str:
+        """Each report's lines as the command prints them (shown escaped, one line each)."""
+        return "\n\n".join("\n".join(report_lines(report)) for report in state.checks.values())
 
     @admin.action(description="Resume summarising (after fixing the key or the spending limit)")
     def resume(self, request: HttpRequest, queryset: QuerySet[LLMState]) -> None:
@@ -83,8 +118,9 @@ class LLMStateAdmin(admin.ModelAdmin):
 
 @admin.register(DailySpend)
 class DailySpendAdmin(admin.ModelAdmin):
-    list_display = ("day", "spent_usd", "calls")
-    readonly_fields = ("day", "spent_usd", "calls")
+    list_display = ("day", "provider", "spent_usd", "calls")
+    list_filter = ("provider",)
+    readonly_fields = ("day", "provider", "spent_usd", "calls")
 
     def has_add_permission(self, request: HttpRequest) -> bool:
         return False
@@ -95,8 +131,20 @@ class AskAdmin(admin.ModelAdmin):
     """Questions to the library, for cost and abuse: who asked, when, what it cost.
     Read-only: an answer is the asker's, changed by nobody."""
 
-    list_display = ("id", "user", "language", "status", "cached", "dropped_citations", "cost_usd", "created_at")
-    list_filter = ("status", "cached", "language")
+    list_display = (
+        "id",
+        "user",
+        "language",
+        "status",
+        "cached",
+        "provider",
+        "model",
+        "dropped_citations",
+        "cost_usd",
+        "currency",
+        "created_at",
+    )
+    list_filter = ("status", "cached", "language", "provider")
     raw_id_fields = ("user", "thread", "paper")
     list_select_related = ("user",)
     show_full_result_count = False

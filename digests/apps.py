@@ -1,5 +1,10 @@
+from importlib import import_module
+
 from django.apps import AppConfig
 from django.utils.translation import gettext_lazy
+
+# The reactions to signals, connected once the models are loaded (as accounts does).
+RECEIVERS = ("digests.receivers",)
 
 
 class DigestsConfig(AppConfig):
@@ -7,4 +12,5 @@ class DigestsConfig(AppConfig):
     verbose_name = gettext_lazy("AI guided readings")
 
     def ready(self) -> None:
-        from digests import receivers  # noqa: F401 - connects the signal receivers
+        for module in RECEIVERS:
+            import_module(module)

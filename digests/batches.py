@@ -1,10 +1,13 @@
-"""Large backlogs through the Message Batches API (half the list price).
+"""Large backlogs through a provider's batch API (Anthropic's Message
+Batches, OpenAI's Batch API where an endpoint offers it; half the list
+price); a provider without one writes its backlog one reading at a time
+(digests/tasks.py decides).
 
 Submitting claims the readings into a local batch row first (pending ->
 running with the batch set, one conditional UPDATE), reserves their
-worst-case cost against today's budget, then creates the batch; a periodic
-task collects ended batches, validates each result exactly like a direct
-reply and settles the budget with the reported usage.
+worst-case cost against today's budget of the provider, then creates the
+batch; a periodic task collects ended batches, validates each result exactly
+like a direct reply and settles the budget with the reported usage.
 """
 
 from __future__ import annotations
@@ -13,15 +16,17 @@ import logging
 import uuid
 from decimal import Decimal
 
-import anthropic
 from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
 from digests import llm
+from digests.budget import budget_reserve, budget_settle, llm_pause
 from digests.models import GuidedReading, SummaryBatch
+from digests.providers import registry
+from digests.providers.base import BatchResult, InvalidReply, Provider, ProviderError, Refused
 from digests.selectors import backlog_count, backlog_filter, is_configured, pause_state
-from digests.services import Outcome, budget_reserve, budget_settle, llm_pause, reading_input, reading_store
+from digests.services import Outcome, dispatch_readings, reading_input, reading_store, readings_provider, stale_before
 
 logger = logging.getLogger(__name__)
 
@@ -47,13 +52,17 @@ def _release(reading_ids: list[int], *, error: str) -> None:
     )
 
 
-def batch_submit(*, client: anthropic.Anthropic | None = None, limit: int | None = None) -> str:
+def batch_submit(*, provider: Provider | None = None, limit: int | None = None) -> str:
     """Put up to PAPERTRAIL_SUMMARY_BATCH_MAX pending readings into one batch."""
     if not is_configured():
         return Outcome.NOT_CONFIGURED
     if pause_state()[0]:
         return Outcome.PAUSED
-    local = SummaryBatch.objects.create(batch_id=f"{_LOCAL_PREFIX}{uuid.uuid4().hex}")
+    provider = provider or readings_provider()
+    config = provider.config
+    if not config.batches:
+        return f"{config.name} has no batch API: readings are written one by one"
+    local = SummaryBatch.objects.create(batch_id=f"{_LOCAL_PREFIX}{uuid.uuid4().hex}", provider=config.name)
     limit = min(limit or settings.PAPERTRAIL_SUMMARY_BATCH_MAX, settings.PAPERTRAIL_SUMMARY_BATCH_MAX)
     pending = GuidedReading.objects.filter(backlog_filter()).order_by("id")
     candidate_ids = list(pending.values_list("id", flat=True)[:limit])
@@ -61,7 +70,7 @@ def batch_submit(*, client: anthropic.Anthropic | None = None, limit: int | None
         status=Status.RUNNING, batch=local, claimed_at=timezone.now()
     )
     readings = list(GuidedReading.objects.filter(batch=local).select_related("version__paper").order_by("id"))
-    requests: list[dict] = []
+    requests = []
     included: list[int] = []
     reserved_total = Decimal("0")
     reserved_on = None
@@ -72,81 +81,98 @@ def batch_submit(*, client: anthropic.Anthropic | None = None, limit: int | None
                 status=Status.FAILED, batch=None, error="the version has no abstract to summarise"
             )
             continue
-        estimate = llm.worst_case_cost(prepared.params, batch=True)
-        day = budget_reserve(amount=estimate)
+        estimate = config.worst_case_cost(prepared.request, batch=True)
+        day = budget_reserve(amount=estimate, provider=config.name, budget=config.daily_budget)
         if day is None:
             _release([r.pk for r in readings[index:]], error="today's budget is spent")
             break
         reserved_total += estimate
         reserved_on = day
-        requests.append({"custom_id": _custom_id(reading.pk), "params": prepared.params})
+        requests.append((_custom_id(reading.pk), prepared.request))
         included.append(reading.pk)
     if not requests:
         local.delete()
         return f"{Outcome.BUDGET}: no batch submitted" if readings else "no backlog"
     try:
-        remote = (client or llm.client()).messages.batches.create(requests=requests)
-    except anthropic.APIError as exc:
-        budget_settle(day=reserved_on, reserved=reserved_total, actual=Decimal("0"))
+        remote_id = provider.batch_create(requests)
+    except (ProviderError, InvalidReply) as exc:
+        budget_settle(day=reserved_on, reserved=reserved_total, actual=Decimal("0"), provider=config.name)
         _release(included, error=f"batch submission failed: {exc}"[:500])
         local.delete()
-        if isinstance(exc, anthropic.APIStatusError) and (
-            llm.is_spend_limit(exc) or isinstance(exc, anthropic.AuthenticationError | anthropic.PermissionDeniedError)
-        ):
-            llm_pause(reason=f"Anthropic refused the batch ({exc.status_code}: {getattr(exc, 'api_message', exc)}).")
+        if isinstance(exc, Refused):
+            llm_pause(reason=f"{config.name} refused the batch: {exc.detail}")
             return Outcome.PAUSED
         logger.warning("batch submission failed: %s", exc)
         return f"{Outcome.DEFERRED}: {exc}"
-    local.batch_id = remote.id
+    local.batch_id = remote_id
     local.request_count = len(requests)
     local.reserved_usd = reserved_total
     local.reserved_on = reserved_on
     local.save(update_fields=["batch_id", "request_count", "reserved_usd", "reserved_on"])
-    logger.info("submitted batch %s with %d readings", remote.id, len(requests))
-    return f"submitted batch {remote.id} with {len(requests)} readings"
+    logger.info("submitted batch %s with %d readings", remote_id, len(requests))
+    return f"submitted batch {remote_id} with {len(requests)} readings"
 
 
-def batches_collect(*, client: anthropic.Anthropic | None = None) -> str:
-    """Store the results of every ended batch; then, when the backlog is above
-    the threshold, submit the next batch."""
+def batches_collect(*, provider: Provider | None = None) -> str:
+    """Store the results of every ended batch, of whichever provider holds it
+    (the readings may have moved to another since); then, when the backlog
+    is above the threshold, submit the next batch."""
     if not is_configured():
         return Outcome.NOT_CONFIGURED
-    client = client or llm.client()
+    provider = provider or readings_provider()
     collected = 0
     in_progress = SummaryBatch.objects.filter(status=SummaryBatch.Status.IN_PROGRESS).exclude(
         batch_id__startswith=_LOCAL_PREFIX
     )
-    for batch_pk in list(in_progress.values_list("pk", flat=True)):
+    for name in sorted(set(in_progress.values_list("provider", flat=True))):
+        holder = provider if name == provider.config.name else _provider_named(name)
+        if holder is None:
+            logger.warning("batches of %s not collected: it has no API key now", name)
+            continue
+        try:
+            collected += _collect_provider(holder, in_progress.filter(provider=name))
+        except Refused as exc:
+            llm_pause(reason=f"{name} refused the key while collecting batches: {exc.detail}")
+            return Outcome.PAUSED
+    summary = f"collected {collected} results"
+    if not pause_state()[0] and backlog_count() > settings.PAPERTRAIL_SUMMARY_BATCH_THRESHOLD:
+        summary += "; " + batch_submit(provider=provider)
+    return summary
+
+
+def _provider_named(name: str) -> Provider | None:
+    config = registry.provider_config(name)
+    return registry.build(config, timeout=settings.PAPERTRAIL_SUMMARY_TIMEOUT) if config.configured else None
+
+
+def _collect_provider(provider: Provider, batches) -> int:
+    collected = 0
+    for batch_pk in list(batches.values_list("pk", flat=True)):
         try:
             with transaction.atomic():
                 # One collector per batch: another one that holds it, or has
                 # collected it, is passed by, so no result is stored or paid twice.
-                batch = in_progress.select_for_update(skip_locked=True).filter(pk=batch_pk).first()
-                if batch is None:
+                batch = batches.select_for_update(skip_locked=True).filter(pk=batch_pk).first()
+                if batch is None or not provider.batch_ended(batch.batch_id):
                     continue
-                remote = client.messages.batches.retrieve(batch.batch_id)
-                if remote.processing_status != "ended":
-                    continue
-                collected += _collect_one(client, batch)
-        except anthropic.APIStatusError as exc:
-            if isinstance(exc, anthropic.AuthenticationError | anthropic.PermissionDeniedError):
-                llm_pause(reason=f"Anthropic refused the API key while collecting batches ({exc.status_code}).")
-                return Outcome.PAUSED
-            logger.warning("batch %s not collected: %s", batch.batch_id, exc)
-        except anthropic.APIConnectionError as exc:
-            logger.warning("batch %s not collected: %s", batch.batch_id, exc)
-    summary = f"collected {collected} results"
-    if not pause_state()[0] and backlog_count() > settings.PAPERTRAIL_SUMMARY_BATCH_THRESHOLD:
-        summary += "; " + batch_submit(client=client)
-    return summary
+                collected += _collect_one(provider, batch)
+        except Refused:
+            raise
+        except (ProviderError, InvalidReply) as exc:
+            logger.warning("batch %s not collected: %s", batch_pk, exc)
+    return collected
 
 
-def _collect_one(client: anthropic.Anthropic, batch: SummaryBatch) -> int:
+def _collect_one(provider: Provider, batch: SummaryBatch) -> int:
     actual = Decimal("0")
     handled: set[int] = set()
     count = 0
-    for item in client.messages.batches.results(batch.batch_id):
-        reading_id = _reading_id(item.custom_id)
+    model = registry.task_choice("readings")[1]
+    results = provider.batch_results(
+        batch.batch_id, tool_name=llm.TOOL_NAME, model=model, schema=llm.reading_schema(bounded=False)
+    )
+    for result in results:
+        reading_id = _reading_id(result.custom_id)
         reading = (
             GuidedReading.objects.select_related("version__paper")
             .filter(pk=reading_id, batch=batch, status=Status.RUNNING)
@@ -155,11 +181,11 @@ def _collect_one(client: anthropic.Anthropic, batch: SummaryBatch) -> int:
             else None
         )
         if reading is None:
-            logger.warning("batch %s: result for an unknown or finished request %s", batch.batch_id, item.custom_id)
+            logger.warning("batch %s: result for an unknown or finished request %s", batch.batch_id, result.custom_id)
             continue
         handled.add(reading.pk)
         count += 1
-        actual += _store_result(reading, item.result)
+        actual += _store_result(provider, reading, result)
     leftover = list(
         GuidedReading.objects.filter(batch=batch, status=Status.RUNNING)
         .exclude(pk__in=handled)
@@ -167,61 +193,62 @@ def _collect_one(client: anthropic.Anthropic, batch: SummaryBatch) -> int:
     )
     _release(leftover, error="no result in the batch")
     if batch.reserved_on is not None:
-        budget_settle(day=batch.reserved_on, reserved=batch.reserved_usd, actual=actual)
+        budget_settle(day=batch.reserved_on, reserved=batch.reserved_usd, actual=actual, provider=batch.provider)
     batch.status = SummaryBatch.Status.ENDED
     batch.ended_at = timezone.now()
     batch.save(update_fields=["status", "ended_at"])
     return count
 
 
-def _store_result(reading: GuidedReading, result) -> Decimal:
+def _store_result(provider: Provider, reading: GuidedReading, result: BatchResult) -> Decimal:
     """Store one batch result; returns what it cost."""
-    if result.type == "succeeded":
-        message = result.message
-        model = message.model or settings.PAPERTRAIL_SUMMARY_MODEL
-        usage = message.usage
-        cost = llm.cost_usd(model=model, input_tokens=usage.input_tokens, output_tokens=usage.output_tokens, batch=True)
+    config = provider.config
+    reply = result.reply
+    if reply is not None:
+        cost = config.cost(
+            model=reply.model, input_tokens=reply.input_tokens, output_tokens=reply.output_tokens, batch=True
+        )
         prepared = reading_input(reading.version)
         try:
-            content, _removed = llm.validated_reading(message.content, abstracts=prepared.abstracts if prepared else [])
-        except llm.InvalidReply as exc:
-            # Retried once through the Messages API, which then allows no further invalid reply.
+            if result.error_type:
+                raise InvalidReply(result.error_message)
+            content, _removed = llm.validated_reading(reply.data, abstracts=prepared.abstracts if prepared else [])
+        except InvalidReply as exc:
+            # Tried once more through the synchronous call, which then allows no further invalid reply.
             GuidedReading.objects.filter(pk=reading.pk, status=Status.RUNNING).update(
                 status=Status.PENDING,
                 batch=None,
                 claimed_at=None,
                 error=f"invalid reply (batch): {exc}"[:2000],
-                input_tokens=reading.input_tokens + usage.input_tokens,
-                output_tokens=reading.output_tokens + usage.output_tokens,
+                provider=config.name,
+                input_tokens=reading.input_tokens + reply.input_tokens,
+                output_tokens=reading.output_tokens + reply.output_tokens,
                 cost_usd=reading.cost_usd + cost,
             )
             return cost
         if prepared is None or not prepared.is_revision_with_previous:
             for lang in llm.LANGUAGES:
                 content[lang]["changes"] = ""
-        reading_store(reading_id=reading.pk, content=content, model=model, usage=usage, cost=cost)
+        reading_store(reading_id=reading.pk, content=content, provider=config.name, reply=reply, cost=cost)
         return cost
-    if result.type == "errored":
-        error = result.error.error
-        text = f"batch request errored: {error.type}: {error.message}"
-        if error.type in _PAUSING_TYPES:
-            llm_pause(reason=f"Anthropic refused a batch request ({error.type}).")
-        if error.type in _TRANSIENT_TYPES or error.type in _PAUSING_TYPES:
-            _release([reading.pk], error=text)
-        else:
-            GuidedReading.objects.filter(pk=reading.pk, status=Status.RUNNING).update(
-                status=Status.FAILED, claimed_at=None, error=text[:2000]
-            )
+    if result.error_type in ("canceled", "expired"):
+        _release([reading.pk], error=f"batch request {result.error_type}")
         return Decimal("0")
-    _release([reading.pk], error=f"batch request {result.type}")
+    text = f"batch request errored: {result.error_type}: {result.error_message}"
+    if result.error_type in _PAUSING_TYPES:
+        llm_pause(reason=f"{config.name} refused a batch request ({result.error_type}).")
+    if result.error_type in _TRANSIENT_TYPES or result.error_type in _PAUSING_TYPES:
+        _release([reading.pk], error=text)
+    else:
+        GuidedReading.objects.filter(pk=reading.pk, status=Status.RUNNING).update(
+            status=Status.FAILED, claimed_at=None, error=text[:2000]
+        )
     return Decimal("0")
 
 
 def backlog_dispatch() -> str:
     """The periodic safety net: readings left running by a vanished worker go
     back to pending, and what is pending is sent to the queue."""
-    from digests.services import dispatch_readings, stale_before
-
     if not is_configured():
         return Outcome.NOT_CONFIGURED
     if pause_state()[0]:

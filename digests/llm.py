@@ -1,24 +1,25 @@
-"""The Anthropic side of guided readings: the client, the fixed prompt, the
-schema the reply must follow, and the checks every reply passes before it is
-stored.
+"""Guided readings as a task for any provider (digests/providers/): the
+fixed prompt, the schema the reply must follow, and the checks every reply
+passes before it is stored.
 
 Paper text is untrusted: it is entity-escaped and wrapped in delimiters, the
 system prompt says that nothing inside them is an instruction, the reply can
-only take the form of one forced tool call whose input the API validates
-against a strict schema, and the reply is validated here again (lengths, no
-links the abstract does not hold, no leaked prompt) before anything is stored.
+only take the form of one structured object of a strict schema (a forced
+tool call, or JSON mode validated by the provider), and the reply is
+validated here again (lengths, no links the abstract does not hold, no
+leaked prompt) before anything is stored, whichever provider wrote it.
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from decimal import ROUND_HALF_UP, Decimal
 from typing import Any
 
-import anthropic
 import jsonschema
 from django.conf import settings
+
+from digests.providers.base import InvalidReply, StructuredRequest
 
 TOOL_NAME = "record_guided_reading"
 SECTIONS = ("takeaway", "problem", "method", "results", "limitations", "changes")
@@ -74,17 +75,8 @@ def reading_schema(*, bounded: bool = True) -> dict[str, Any]:
 
 READING_VALIDATOR = jsonschema.Draft202012Validator(reading_schema(bounded=True))
 
-TOOL = {
-    "name": TOOL_NAME,
-    "description": "Record the guided reading of the paper version, in Simplified Chinese (zh) and English (en).",
-    "input_schema": reading_schema(bounded=False),
-    "strict": True,
-}
-TOOL_CHOICE = {"type": "tool", "name": TOOL_NAME}
-
-
-class InvalidReply(ValueError):
-    """The reply is not a valid guided reading (no tool call, schema violation, leaked prompt)."""
+TOOL_DESCRIPTION = "Record the guided reading of the paper version, in Simplified Chinese (zh) and English (en)."
+__all__ = ["InvalidReply"]  # raised by validated_reading, as by the providers
 
 
 @dataclass(frozen=True)
@@ -92,17 +84,6 @@ class PaperText:
     title: str
     abstract: str
     comments: str = ""
-
-
-def client(*, timeout: float | None = None) -> anthropic.Anthropic:
-    """A client from settings. The base URL comes from the SDK's own
-    ANTHROPIC_BASE_URL; the SDK's retries are off because services.py retries
-    with its own rules (retry-after, bounded backoff, pause on auth errors)."""
-    return anthropic.Anthropic(
-        api_key=settings.ANTHROPIC_API_KEY,
-        timeout=timeout or settings.PAPERTRAIL_SUMMARY_TIMEOUT,
-        max_retries=0,
-    )
 
 
 def escape_data(text: str) -> str:
@@ -132,21 +113,21 @@ def user_message(*, arxiv_id: str, number: int, current: PaperText, previous: Pa
     return "\n".join(parts)
 
 
-def request_params(*, arxiv_id: str, number: int, current: PaperText, previous: PaperText | None) -> dict[str, Any]:
-    """The Messages API parameters for one reading (also the batch `params`)."""
-    return {
-        "model": settings.PAPERTRAIL_SUMMARY_MODEL,
-        "max_tokens": settings.PAPERTRAIL_SUMMARY_MAX_TOKENS,
-        "system": SYSTEM_PROMPT,
-        "tools": [TOOL],
-        "tool_choice": TOOL_CHOICE,
-        "messages": [
-            {
-                "role": "user",
-                "content": user_message(arxiv_id=arxiv_id, number=number, current=current, previous=previous),
-            }
-        ],
-    }
+def reading_request(
+    *, model: str, arxiv_id: str, number: int, current: PaperText, previous: PaperText | None
+) -> StructuredRequest:
+    """One reading's request, for any provider (also a batch's request).
+    Strict tool use rejects length bounds, so the API gets the unbounded
+    schema and validated_reading checks the bounded one."""
+    return StructuredRequest(
+        model=model,
+        system=SYSTEM_PROMPT,
+        user=user_message(arxiv_id=arxiv_id, number=number, current=current, previous=previous),
+        tool_name=TOOL_NAME,
+        tool_description=TOOL_DESCRIPTION,
+        schema=reading_schema(bounded=False),
+        max_tokens=settings.PAPERTRAIL_SUMMARY_MAX_TOKENS,
+    )
 
 
 # --- Links ---------------------------------------------------------------------
@@ -199,20 +180,10 @@ def strip_foreign_links(text: str, *, allowed: set[str]) -> tuple[str, list[str]
 
 
 # --- Replies -------------------------------------------------------------------
-def tool_input(content: list[Any], name_wanted: str = TOOL_NAME) -> Any:
-    """The input of the reply's call of the tool `name_wanted`; InvalidReply without one."""
-    for block in content or []:
-        block_type = block.get("type") if isinstance(block, dict) else getattr(block, "type", None)
-        name = block.get("name") if isinstance(block, dict) else getattr(block, "name", None)
-        if block_type == "tool_use" and name == name_wanted:
-            return block.get("input") if isinstance(block, dict) else block.input
-    raise InvalidReply(f"the reply holds no {name_wanted} tool call")
-
-
-def validated_reading(content: list[Any], *, abstracts: list[str]) -> tuple[dict[str, dict[str, str]], list[str]]:
-    """The reading in a reply, validated against the bounded schema, with
-    links not found in the abstracts removed. Raises InvalidReply."""
-    data = tool_input(content)
+def validated_reading(data: Any, *, abstracts: list[str]) -> tuple[dict[str, dict[str, str]], list[str]]:
+    """The reading in a reply's structured object, validated against the
+    bounded schema, with links not found in the abstracts removed. Raises
+    InvalidReply."""
     errors = sorted(READING_VALIDATOR.iter_errors(data), key=lambda e: list(e.path))
     if errors:
         first = errors[0]
@@ -232,64 +203,20 @@ def validated_reading(content: list[Any], *, abstracts: list[str]) -> tuple[dict
             if key != "changes" and not value.strip():
                 raise InvalidReply(f"{lang}/{key} is empty once links are removed")
             cleaned[lang][key] = value
+        if not in_language(" ".join(cleaned[lang].values()), lang):
+            raise InvalidReply(f"the {lang} reading is not written in {'Chinese' if lang == 'zh' else 'English'}")
     return cleaned, removed
 
 
-# --- Money -----------------------------------------------------------------------
-_MILLION = Decimal(1_000_000)
+_CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff]")
+_LATIN_WORD = re.compile(r"[A-Za-z]+")
 
 
-def prices(model: str) -> tuple[Decimal, Decimal]:
-    """List price in USD per million (input, output) tokens for `model`."""
-    table = settings.PAPERTRAIL_SUMMARY_PRICES
-    pair = table.get(model)
-    if pair is None:
-        pair = next((v for k, v in table.items() if model.startswith(k)), None)
-    if pair is None:
-        pair = (settings.PAPERTRAIL_SUMMARY_PRICE_INPUT, settings.PAPERTRAIL_SUMMARY_PRICE_OUTPUT)
-    return Decimal(str(pair[0])), Decimal(str(pair[1]))
-
-
-def cost_usd(*, model: str, input_tokens: int, output_tokens: int, batch: bool = False) -> Decimal:
-    price_in, price_out = prices(model)
-    cost = (price_in * input_tokens + price_out * output_tokens) / _MILLION
-    if batch:
-        cost /= 2
-    return cost.quantize(Decimal("0.000001"), rounding=ROUND_HALF_UP)
-
-
-def worst_case_cost(params: dict[str, Any], *, batch: bool = False) -> Decimal:
-    """An upper bound on one call's cost, reserved against the daily budget
-    before the call: prompt characters / 3 (generous; English averages about
-    four characters a token) plus every allowed output token."""
-    chars = len(params["system"]) + len(str(params["tools"])) + sum(len(m["content"]) for m in params["messages"])
-    return cost_usd(
-        model=params["model"], input_tokens=chars // 3 + 50, output_tokens=params["max_tokens"], batch=batch
-    )
-
-
-# --- Errors ----------------------------------------------------------------------
-_SPEND_LIMIT_WORDS = ("usage limit", "spend limit", "credit balance", "out of extra usage", "billing")
-
-
-def is_spend_limit(error: anthropic.APIStatusError) -> bool:
-    """A spending-limit reply: 402, a 429 whose code says so, or a 400 whose
-    message names a usage/spend limit or the credit balance. Retrying these
-    cannot succeed, so summarising pauses."""
-    if error.status_code == 402 or getattr(error, "type", None) == "billing_error":
-        return True
-    code = getattr(error, "error_code", None) or ""
-    if "spend_limit" in code:
-        return True
-    message = (getattr(error, "api_message", None) or str(error)).lower()
-    return error.status_code in (400, 429) and any(word in message for word in _SPEND_LIMIT_WORDS)
-
-
-def retry_after_seconds(error: anthropic.APIStatusError) -> float | None:
-    value = error.response.headers.get("retry-after") if error.response is not None else None
-    if value is None:
-        return None
-    try:
-        return max(0.0, float(value))
-    except ValueError:
-        return None
+def in_language(text: str, lang: str) -> bool:
+    """Whether `text` is in `lang`: Chinese when its Han characters outnumber
+    its Latin words (English terms and model names are welcome in it),
+    English when Han characters are under a tenth of its length."""
+    han = len(_CJK.findall(text))
+    if lang == "zh":
+        return han > 0 and han >= len(_LATIN_WORD.findall(text))
+    return han * 10 < max(len(text), 1)

@@ -25,6 +25,9 @@ class GuidedReading(models.Model):
     version = models.ForeignKey("harvest.Version", on_delete=models.CASCADE, related_name="guided_readings")
     prompt_version = models.CharField(max_length=32)
     status = models.CharField(max_length=16, choices=Status.choices, default=Status.PENDING)
+    provider = models.CharField(
+        max_length=32, blank=True, help_text="where it was written (anthropic, openai or a named endpoint)"
+    )
     model = models.CharField(max_length=100, blank=True)
     content = models.JSONField(
         default=dict,
@@ -34,7 +37,9 @@ class GuidedReading(models.Model):
     )
     input_tokens = models.PositiveIntegerField(default=0)
     output_tokens = models.PositiveIntegerField(default=0)
+    # The column keeps its name (the API and exports name it); the amount is in `currency`.
     cost_usd = models.DecimalField(max_digits=12, decimal_places=6, default=Decimal("0"))
+    currency = models.CharField(max_length=8, default="$", help_text="of cost_usd: the provider's ($ or ¥)")
     created_at = models.DateTimeField(default=timezone.now)
     written_at = models.DateTimeField(null=True, blank=True, db_index=True, help_text="null until done")
     error = models.TextField(blank=True)
@@ -65,6 +70,7 @@ class SummaryBatch(models.Model):
         FAILED = "failed", "failed"
 
     batch_id = models.CharField(max_length=128, unique=True)
+    provider = models.CharField(max_length=32, help_text="whose batch API holds it")
     status = models.CharField(max_length=16, choices=Status.choices, default=Status.IN_PROGRESS)
     request_count = models.PositiveIntegerField(default=0)
     reserved_usd = models.DecimalField(
@@ -93,6 +99,9 @@ class LLMState(models.Model):
     budget_exhausted_on = models.DateField(
         null=True, blank=True, help_text="budget day on which a call was refused for lack of budget"
     )
+    checks = models.JSONField(
+        default=dict, blank=True, help_text='the last check_llm report per "task provider:model" (digests/quality.py)'
+    )
 
     class Meta:
         verbose_name = gettext_lazy("guided-reading state")
@@ -103,20 +112,24 @@ class LLMState(models.Model):
 
 
 class DailySpend(models.Model):
-    """Money committed to the API per day (in DISPLAY_TIME_ZONE), counted from
-    token usage. A call first reserves its worst-case cost with a conditional
-    UPDATE, so concurrent workers never jointly pass the budget."""
+    """Money committed to one provider per day (in DISPLAY_TIME_ZONE), in its
+    currency, counted from token usage. A call first reserves its worst-case
+    cost with a conditional UPDATE, so concurrent workers never jointly pass
+    the budget."""
 
-    day = models.DateField(unique=True)
+    day = models.DateField()
+    provider = models.CharField(max_length=32)
+    # The column keeps its name; the amount is in the provider's currency.
     spent_usd = models.DecimalField(max_digits=12, decimal_places=6, default=Decimal("0"))
     calls = models.PositiveIntegerField(default=0)
 
     class Meta:
         verbose_name = gettext_lazy("daily spend")
         verbose_name_plural = gettext_lazy("daily spending")
+        constraints = [models.UniqueConstraint(fields=["day", "provider"], name="dailyspend_once_per_provider")]
 
     def __str__(self) -> str:
-        return f"{self.day}: ${self.spent_usd}"
+        return f"{self.day} {self.provider}: {self.spent_usd}"
 
 
 class Ask(models.Model):
@@ -152,10 +165,12 @@ class Ask(models.Model):
     error = models.TextField(blank=True)
     cache_key = models.CharField(max_length=64, db_index=True, help_text="question, filters and library state")
     cached = models.BooleanField(default=False, help_text="answered from an earlier identical question")
+    provider = models.CharField(max_length=32, blank=True)
     model = models.CharField(max_length=100, blank=True)
     input_tokens = models.PositiveIntegerField(default=0)
     output_tokens = models.PositiveIntegerField(default=0)
     cost_usd = models.DecimalField(max_digits=12, decimal_places=6, default=Decimal("0"))
+    currency = models.CharField(max_length=8, default="$", help_text="of cost_usd: the provider's ($ or ¥)")
     latency_ms = models.PositiveIntegerField(default=0)
     created_at = models.DateTimeField(default=timezone.now)
 

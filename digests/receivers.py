@@ -1,12 +1,12 @@
-"""Reactions to other apps' signals (connected in DigestsConfig.ready)."""
+"""Reactions to signals (connected in DigestsConfig.ready)."""
 
 from __future__ import annotations
 
 from django.dispatch import receiver
 
 from digests.services import readings_create_for_versions
-from digests.signals import reading_stored
-from digests.tasks import embed_readings
+from digests.signals import reading_stored, readings_pending
+from digests.tasks import embed_readings, readings_enqueue
 from harvest.signals import versions_created
 
 
@@ -15,6 +15,12 @@ def on_versions_created(sender, *, version_ids, **kwargs) -> None:
     """New versions were committed: pending readings for those in scope, work
     enqueued after this transaction commits."""
     readings_create_for_versions(version_ids=version_ids)
+
+
+@receiver(readings_pending, dispatch_uid="digests.readings_pending")
+def on_readings_pending(sender, *, reading_ids, **kwargs) -> None:
+    """Readings wait to be written: to the LLM queue."""
+    readings_enqueue(reading_ids)
 
 
 @receiver(reading_stored, dispatch_uid="digests.reading_stored")

@@ -1,6 +1,9 @@
 """Writes for guided readings: which versions get one, the claim that makes a
-reading paid for once, the call with its error rules, the daily budget and
-the pause switch. Message Batches live in digests/batches.py."""
+reading paid for once, and the call through the readings' provider with its
+error rules. The budget and the pause switch live in digests/budget.py, the
+batches in digests/batches.py; the queue is reached through the
+`readings_pending` signal (digests/receivers.py), so nothing here imports
+the tasks."""
 
 from __future__ import annotations
 
@@ -10,27 +13,41 @@ import random
 import time
 from collections.abc import Iterable
 from dataclasses import dataclass
-from datetime import date, timedelta
+from datetime import timedelta
 from decimal import Decimal
 from typing import Any
 
-import anthropic
 from django.conf import settings
 from django.db import transaction
 from django.db.models import F, Q
 from django.utils import timezone
 
 from digests import llm
-from digests.models import DailySpend, GuidedReading, LLMState
-from digests.selectors import budget_day, current_prompt_version, is_configured, pause_state
-from digests.signals import reading_stored
+from digests.budget import BudgetSpent, llm_pause, paid_call
+from digests.models import GuidedReading
+from digests.providers import registry
+from digests.providers.base import (
+    InvalidReply,
+    Provider,
+    RateLimited,
+    Refused,
+    Rejected,
+    Repair,
+    Reply,
+    StructuredRequest,
+    Transient,
+)
+from digests.selectors import INVALID_TWICE_PREFIX, current_prompt_version, is_configured, pause_state
+from digests.signals import reading_stored, readings_pending
 from harvest.models import Version
 
 logger = logging.getLogger(__name__)
 
 Status = GuidedReading.Status
-# Invalid replies: the first is retried once, the second fails the reading.
+# Invalid replies: the first is tried once more (a repair where the provider
+# needs one), the second fails the reading and is reported.
 REPLY_ATTEMPTS = 2
+INVALID_TWICE = INVALID_TWICE_PREFIX
 
 
 class Outcome(enum.StrEnum):
@@ -91,16 +108,11 @@ def readings_create_for_versions(*, version_ids: Iterable[int], dispatch: bool =
 
 
 def dispatch_readings(*, reading_ids: list[int]) -> str:
-    """Send readings to the LLM queue: one task each, or one Message Batch
-    when there are more than PAPERTRAIL_SUMMARY_BATCH_THRESHOLD."""
-    from digests import tasks  # tasks import services; import here to keep the cycle lazy
-
-    if len(reading_ids) > settings.PAPERTRAIL_SUMMARY_BATCH_THRESHOLD:
-        tasks.submit_batch.delay()
-        return f"batch requested for {len(reading_ids)} readings"
-    for reading_id in reading_ids:
-        tasks.summarize_version.delay(reading_id)
-    return f"enqueued {len(reading_ids)} readings"
+    """Send readings to the LLM queue (one task each, or one batch where the
+    provider has batches and the backlog is long): through the
+    readings_pending signal, whose receiver holds the tasks."""
+    readings_pending.send(sender=GuidedReading, reading_ids=list(reading_ids))
+    return f"dispatched {len(reading_ids)} readings"
 
 
 def stale_before() -> Any:
@@ -134,39 +146,6 @@ def _fail(reading_id: int, *, error: str) -> None:
     )
 
 
-# --- Pause and budget ----------------------------------------------------------------
-def llm_pause(*, reason: str) -> None:
-    logger.error("guided readings paused: %s", reason)
-    LLMState.objects.update_or_create(
-        pk=1, defaults={"paused": True, "reason": reason[:2000], "paused_at": timezone.now()}
-    )
-
-
-def llm_resume() -> None:
-    LLMState.objects.update_or_create(pk=1, defaults={"paused": False, "reason": "", "paused_at": None})
-
-
-def budget_reserve(*, amount: Decimal) -> date | None:
-    """Reserve `amount` of today's budget; the day reserved on, or None when
-    the budget cannot hold it (and that is recorded for the sources page)."""
-    day = budget_day()
-    budget = Decimal(str(settings.PAPERTRAIL_SUMMARY_DAILY_BUDGET_USD))
-    DailySpend.objects.get_or_create(day=day)
-    reserved = DailySpend.objects.filter(day=day, spent_usd__lte=budget - amount).update(
-        spent_usd=F("spent_usd") + amount, calls=F("calls") + 1
-    )
-    if reserved:
-        return day
-    LLMState.objects.update_or_create(pk=1, defaults={"budget_exhausted_on": day})
-    return None
-
-
-def budget_settle(*, day: date, reserved: Decimal, actual: Decimal) -> None:
-    """Replace a reservation with the cost the usage reports."""
-    if reserved != actual:
-        DailySpend.objects.filter(day=day).update(spent_usd=F("spent_usd") - reserved + actual)
-
-
 # --- The call ----------------------------------------------------------------------
 def _backoff(attempt: int) -> float:
     """Exponential backoff with full jitter: up to base * 2^(attempt-1) seconds."""
@@ -174,51 +153,36 @@ def _backoff(attempt: int) -> float:
     return random.uniform(ceiling / 2, ceiling)
 
 
-def _error_text(exc: anthropic.APIStatusError) -> str:
-    return f"{exc.status_code} {getattr(exc, 'type', '') or ''}: {getattr(exc, 'api_message', None) or exc}"[:500]
-
-
-def call_messages(client: anthropic.Anthropic, params: dict[str, Any], *, reading_id: int) -> tuple[Any, date, Decimal]:
-    """One Messages API call under the rules: budget reserved first; 429 waits
-    retry-after; 529/5xx/connection errors back off with jitter, a bounded
-    number of times; authentication and spending-limit replies pause
-    summarising; other 4xx fail this reading only."""
+def call_provider(
+    provider: Provider, request: StructuredRequest, *, reading_id: int, repair: Repair | None = None
+) -> tuple[Reply, Decimal]:
+    """One structured reply under the rules, the same for every provider:
+    budget reserved first; 429 waits retry-after; overloaded, 5xx, time-outs
+    and connection errors back off with jitter, a bounded number of times; a
+    refused key or a spending limit pauses summarising; other 4xx fail this
+    reading only. InvalidReply passes through (with its cost)."""
     attempts = settings.PAPERTRAIL_SUMMARY_MAX_ATTEMPTS
+    last = ""
     for attempt in range(1, attempts + 1):
-        reserved = llm.worst_case_cost(params)
-        day = budget_reserve(amount=reserved)
-        if day is None:
-            raise _Stop(Outcome.BUDGET, "today's budget is spent")
         GuidedReading.objects.filter(pk=reading_id).update(attempts=F("attempts") + 1)
         try:
-            return client.messages.create(**params), day, reserved
-        except anthropic.APIStatusError as exc:
-            budget_settle(day=day, reserved=reserved, actual=Decimal("0"))
-            text = _error_text(exc)
-            if llm.is_spend_limit(exc):
-                llm_pause(reason=f"Spending limit reached at Anthropic ({text}).")
-                raise _Stop(Outcome.PAUSED, text) from exc
-            if isinstance(exc, anthropic.AuthenticationError | anthropic.PermissionDeniedError):
-                llm_pause(reason=f"Anthropic refused the API key ({text}); fix ANTHROPIC_API_KEY, then resume.")
-                raise _Stop(Outcome.PAUSED, text) from exc
-            if isinstance(exc, anthropic.RateLimitError):
-                wait = llm.retry_after_seconds(exc)
-                wait = _backoff(attempt) if wait is None else wait
-                if wait > settings.PAPERTRAIL_SUMMARY_MAX_RETRY_AFTER:
-                    raise _Stop(Outcome.DEFERRED, f"rate limited, retry-after {wait:.0f}s") from exc
-            elif exc.status_code >= 500:
-                wait = _backoff(attempt)
-            else:
-                raise _Stop(Outcome.FAILED, text) from exc
-            last = text
-        except (anthropic.APIResponseValidationError, ValueError) as exc:
-            # A 200 whose body is not a Message (not JSON, wrong shape): an invalid reply.
-            budget_settle(day=day, reserved=reserved, actual=Decimal("0"))
-            raise llm.InvalidReply(f"the reply is not a valid Message: {exc}"[:500]) from exc
-        except anthropic.APIConnectionError as exc:
-            budget_settle(day=day, reserved=reserved, actual=Decimal("0"))
+            return paid_call(provider, request, repair=repair)
+        except BudgetSpent as exc:
+            GuidedReading.objects.filter(pk=reading_id).update(attempts=F("attempts") - 1)
+            raise _Stop(Outcome.BUDGET, "today's budget is spent") from exc
+        except Refused as exc:
+            llm_pause(reason=exc.detail)
+            raise _Stop(Outcome.PAUSED, exc.detail) from exc
+        except RateLimited as exc:
+            wait = _backoff(attempt) if exc.retry_after is None else exc.retry_after
+            if wait > settings.PAPERTRAIL_SUMMARY_MAX_RETRY_AFTER:
+                raise _Stop(Outcome.DEFERRED, f"rate limited, retry-after {wait:.0f}s") from exc
+            last = exc.detail
+        except Transient as exc:
             wait = _backoff(attempt)
-            last = f"connection error: {exc}"[:500]
+            last = exc.detail
+        except Rejected as exc:
+            raise _Stop(Outcome.FAILED, exc.detail) from exc
         if attempt < attempts:
             logger.warning("reading %s: %s; attempt %d of %d, waiting %.1fs", reading_id, last, attempt, attempts, wait)
             time.sleep(wait)
@@ -227,7 +191,7 @@ def call_messages(client: anthropic.Anthropic, params: dict[str, Any], *, readin
 
 @dataclass(frozen=True)
 class ReadingInput:
-    params: dict[str, Any]
+    request: StructuredRequest
     abstracts: list[str]
     is_revision_with_previous: bool
 
@@ -250,15 +214,25 @@ def reading_input(version: Version) -> ReadingInput | None:
         before = Version.objects.filter(paper_id=paper.pk, number=version.number - 1).first()
         if before is not None and before.abstract.strip():
             previous = llm.PaperText(title=before.title, abstract=before.abstract, comments=before.comments)
-    params = llm.request_params(arxiv_id=paper.arxiv_id, number=version.number, current=current, previous=previous)
+    request = llm.reading_request(
+        model=registry.task_choice("readings")[1],
+        arxiv_id=paper.arxiv_id,
+        number=version.number,
+        current=current,
+        previous=previous,
+    )
     abstracts = [current.abstract] + ([previous.abstract] if previous else [])
-    return ReadingInput(params=params, abstracts=abstracts, is_revision_with_previous=previous is not None)
+    return ReadingInput(request=request, abstracts=abstracts, is_revision_with_previous=previous is not None)
 
 
-def reading_write(*, reading_id: int, client: anthropic.Anthropic | None = None) -> Outcome:
+def readings_provider() -> Provider:
+    return registry.build(registry.task_config("readings"), timeout=settings.PAPERTRAIL_SUMMARY_TIMEOUT)
+
+
+def reading_write(*, reading_id: int, provider: Provider | None = None) -> Outcome:
     """Write one guided reading if this worker wins its claim. Never raises
-    for the API's errors: the outcome says what happened and the reading's
-    row records it, so one paper's failure never stops the others."""
+    for the provider's errors: the outcome says what happened and the
+    reading's row records it, so one paper's failure never stops the others."""
     if not is_configured():
         return Outcome.NOT_CONFIGURED
     if pause_state()[0]:
@@ -271,7 +245,7 @@ def reading_write(*, reading_id: int, client: anthropic.Anthropic | None = None)
         _fail(reading_id, error="the version has no abstract to summarise")
         return Outcome.FAILED
     try:
-        return _write_claimed(reading, prepared, client or llm.client())
+        return _write_claimed(reading, prepared, provider or readings_provider())
     except _Stop as stop:
         if stop.outcome == Outcome.FAILED:
             _fail(reading_id, error=stop.detail)
@@ -291,40 +265,45 @@ def _fail_if_exhausted(reading_id: int) -> None:
     GuidedReading.objects.filter(pk=reading_id, status=Status.PENDING, attempts__gte=limit).update(status=Status.FAILED)
 
 
-def _write_claimed(reading: GuidedReading, prepared: ReadingInput, client: anthropic.Anthropic) -> Outcome:
+def _write_claimed(reading: GuidedReading, prepared: ReadingInput, provider: Provider) -> Outcome:
+    name = provider.config.name
+    repair: Repair | None = None
     last_error = ""
     # A reading whose batch reply was invalid has had its one invalid reply.
     attempts = 1 if reading.error.startswith("invalid reply") else REPLY_ATTEMPTS
     for _ in range(attempts):
         try:
-            message, day, reserved = call_messages(client, prepared.params, reading_id=reading.pk)
-        except llm.InvalidReply as exc:
-            last_error = str(exc)
-            logger.warning("reading %s: invalid reply: %s", reading.pk, last_error)
-            continue
-        model = getattr(message, "model", None) or prepared.params["model"]
-        usage = message.usage
-        cost = llm.cost_usd(model=model, input_tokens=usage.input_tokens, output_tokens=usage.output_tokens)
-        budget_settle(day=day, reserved=reserved, actual=cost)
-        try:
-            content, removed = llm.validated_reading(message.content, abstracts=prepared.abstracts)
-        except llm.InvalidReply as exc:
-            last_error = str(exc)
-            logger.warning("reading %s: invalid reply: %s", reading.pk, last_error)
-            _add_usage(reading.pk, model=model, usage=usage, cost=cost)
-            continue
-        if removed:
-            logger.warning("reading %s: removed %d link(s) not in the abstract", reading.pk, len(removed))
-        if not prepared.is_revision_with_previous:
-            for lang in llm.LANGUAGES:
-                content[lang]["changes"] = ""
-        reading_store(reading_id=reading.pk, content=content, model=model, usage=usage, cost=cost)
-        return Outcome.DONE
-    raise _Stop(Outcome.FAILED, f"invalid reply twice: {last_error}")
+            reply, cost = call_provider(provider, prepared.request, reading_id=reading.pk, repair=repair)
+        except InvalidReply as exc:
+            paid, paid_cost, raw, last_error = exc.paid, exc.cost, exc.raw, str(exc)
+        else:
+            try:
+                content, removed = llm.validated_reading(reply.data, abstracts=prepared.abstracts)
+            except InvalidReply as exc:
+                paid, paid_cost, raw, last_error = reply, cost, reply.raw, str(exc)
+            else:
+                break
+        logger.warning("reading %s: invalid reply from %s: %s", reading.pk, name, last_error)
+        if paid is not None:
+            reading_add_usage(reading_id=reading.pk, provider=name, model=paid.model, usage=paid, cost=paid_cost)
+        repair = Repair(raw=raw, error=last_error)
+    else:
+        # Named on the reading even when no reply was paid for, so admin and /sources/ say whose it was.
+        GuidedReading.objects.filter(pk=reading.pk, provider="").update(provider=name, model=prepared.request.model)
+        raise _Stop(Outcome.FAILED, f"{INVALID_TWICE} from {name}:{prepared.request.model}: {last_error}")
+    if removed:
+        logger.warning("reading %s: removed %d link(s) not in the abstract", reading.pk, len(removed))
+    if not prepared.is_revision_with_previous:
+        for lang in llm.LANGUAGES:
+            content[lang]["changes"] = ""
+    reading_store(reading_id=reading.pk, content=content, provider=name, reply=reply, cost=cost)
+    return Outcome.DONE
 
 
-def _add_usage(reading_id: int, *, model: str, usage: Any, cost: Decimal) -> None:
+def reading_add_usage(*, reading_id: int, provider: str, model: str, usage: Any, cost: Decimal) -> None:
+    """Count a paid reply that was not stored (invalid) on its reading."""
     GuidedReading.objects.filter(pk=reading_id).update(
+        provider=provider,
         model=model,
         input_tokens=F("input_tokens") + usage.input_tokens,
         output_tokens=F("output_tokens") + usage.output_tokens,
@@ -332,14 +311,16 @@ def _add_usage(reading_id: int, *, model: str, usage: Any, cost: Decimal) -> Non
     )
 
 
-def reading_store(*, reading_id: int, content: dict, model: str, usage: Any, cost: Decimal) -> bool:
+def reading_store(*, reading_id: int, content: dict, provider: str, reply: Reply, cost: Decimal) -> bool:
     """Store a validated reading as done (only while this run still holds it)."""
     updated = GuidedReading.objects.filter(pk=reading_id, status=Status.RUNNING).update(
         status=Status.DONE,
         content=content,
-        model=model,
-        input_tokens=F("input_tokens") + usage.input_tokens,
-        output_tokens=F("output_tokens") + usage.output_tokens,
+        provider=provider,
+        model=reply.model,
+        currency=registry.provider_config(provider).currency,
+        input_tokens=F("input_tokens") + reply.input_tokens,
+        output_tokens=F("output_tokens") + reply.output_tokens,
         cost_usd=F("cost_usd") + cost,
         written_at=timezone.now(),
         claimed_at=None,

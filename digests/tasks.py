@@ -6,10 +6,12 @@ queue runs beside the papers' embeddings."""
 from __future__ import annotations
 
 from celery import shared_task
+from django.conf import settings
 
 from digests import batches, reading_vectors, services
+from digests.providers import registry
 
-# A reading may wait out several retry-afters and backoffs (see services.call_messages).
+# A reading may wait out several retry-afters and backoffs (see services.call_provider).
 _READING_SOFT_LIMIT = 30 * 60
 
 
@@ -40,3 +42,15 @@ def embed_readings(reading_ids: list[int] | None = None) -> str:
     papers = reading_vectors.papers_of_readings(reading_ids) if reading_ids is not None else None
     result = reading_vectors.readings_embed(paper_ids=papers)
     return f"{result.papers} readings embedded, {result.skipped} unchanged"
+
+
+def readings_enqueue(reading_ids: list[int]) -> str:
+    """One task per reading, or one batch task when there are more than
+    PAPERTRAIL_SUMMARY_BATCH_THRESHOLD and the readings' provider has a batch API."""
+    batched = registry.task_config("readings").batches
+    if batched and len(reading_ids) > settings.PAPERTRAIL_SUMMARY_BATCH_THRESHOLD:
+        submit_batch.delay()
+        return f"batch requested for {len(reading_ids)} readings"
+    for reading_id in reading_ids:
+        summarize_version.delay(reading_id)
+    return f"enqueued {len(reading_ids)} readings"

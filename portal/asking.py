@@ -17,7 +17,7 @@ from digests.ask.retrieval import FilterError
 from digests.ask.selectors import ask_get
 from digests.ask.services import MAX_QUESTION_LENGTH, AskRefused, Question, ask_answer
 from digests.models import Ask
-from digests.selectors import is_configured
+from digests.selectors import ask_configured, ask_missing_setting
 from harvest.models import Paper
 from portal.arxiv_ids import PaperNotFound, requested_paper
 
@@ -79,19 +79,19 @@ def box_state(user: Any) -> dict[str, Any]:
     not, why; how to switch asking on is said to staff only."""
     signed_in = bool(getattr(user, "is_authenticated", False))
     missing = operator_hint = ""
-    if not is_configured():
+    if not ask_configured():
         missing = _("AI Q&A is not switched on.")
         if getattr(user, "is_staff", False):
             operator_hint = _(
-                "To switch it on, set ANTHROPIC_API_KEY in the site's environment and restart the web server "
-                "and the worker (docs/ask.md)."
-            )
+                "To switch it on, set %(setting)s in the site's environment and restart the web server "
+                "and the worker (docs/ask.md, docs/configuration.md)."
+            ) % {"setting": ask_missing_setting()}
     elif not may_ask(user):
         missing = _("Sign in to ask the library.")
     return {
         "ask_missing": missing,
         "ask_operator_hint": operator_hint,
-        "ask_needs_sign_in": bool(missing) and is_configured() and not signed_in,
+        "ask_needs_sign_in": bool(missing) and ask_configured() and not signed_in,
         "ask_signed_in": signed_in,
     }
 

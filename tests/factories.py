@@ -157,6 +157,8 @@ def reading(
     text: str = "要点",
     takeaway: str | None = None,
     zh_takeaway: str | None = None,
+    provider: str = "anthropic",
+    model: str = "claude-test",
 ) -> GuidedReading:
     """A reading whose sections say `text` and the section's name; `takeaway`
     and `zh_takeaway` set the English and Chinese one-line takeaways."""
@@ -170,7 +172,8 @@ def reading(
         version=v,
         prompt_version=current_prompt_version(),
         status=status,
-        model="claude-test",
+        provider=provider,
+        model=model,
         content={"zh": body, "en": english} if written_at else {},
         written_at=written_at,
         input_tokens=100,

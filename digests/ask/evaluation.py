@@ -28,7 +28,6 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
-import anthropic
 import numpy as np
 from django.conf import settings
 from django.test.utils import override_settings
@@ -36,6 +35,8 @@ from django.test.utils import override_settings
 from digests.ask.prompt import TOOL_NAME
 from digests.ask.retrieval import retrieve, search_text
 from digests.ask.services import Question, ask_answer
+from digests.providers.anthropic_api import AnthropicProvider
+from digests.providers.base import ProviderConfig
 from harvest.embeddings.encoders import get_encoder
 from harvest.models import Paper
 from harvest.search_evaluation import LANGUAGES, STYLES, Collection, collection_in_library, passage_vectors
@@ -208,17 +209,21 @@ def _measure_answers(collection: Collection, papers, report: AskReport, *, k: in
     with (
         fake_messages_api() as url,
         override_settings(
-            ANTHROPIC_API_KEY="evaluation-fake-key", PAPERTRAIL_SUMMARY_DAILY_BUDGET_USD=1e9, PAPERTRAIL_ASK_TOP_K=k
+            ANTHROPIC_API_KEY="evaluation-fake-key",
+            PAPERTRAIL_LLM_ASK=f"anthropic:{settings.PAPERTRAIL_SUMMARY_MODEL}",
+            PAPERTRAIL_SUMMARY_DAILY_BUDGET_USD=1e9,
+            PAPERTRAIL_ASK_TOP_K=k,
         ),
     ):
-        client = anthropic.Anthropic(api_key="evaluation-fake-key", base_url=url, max_retries=0, timeout=30)
+        config = ProviderConfig(name="anthropic", protocol="anthropic", api_key="evaluation-fake-key", base_url=url)
+        provider = AnthropicProvider(config, timeout=30)
         for need in collection.needs:
             for language in LANGUAGES:
                 started = time.perf_counter()
                 asked = ask_answer(
                     user=None,
                     question=Question(text=need.queries[language]["question"], filters={}, within=papers),
-                    client=client,
+                    provider=provider,
                 )
                 report.latencies_ms.append((time.perf_counter() - started) * 1000)
                 allowed = {(item["arxiv_id"], item["version"]) for item in asked.retrieved}

@@ -1,12 +1,14 @@
-"""The Anthropic side of "ask the library": the fixed prompt, the reply
-schema, the context of retrieved papers and the check of every citation.
+""" "Ask the library" as a task for any provider (digests/providers/): the
+fixed prompt, the reply schema, the context of retrieved papers and the
+check of every citation.
 
 As for guided readings (digests/llm.py), paper text is untrusted data: it is
 entity-escaped inside delimiters, the system prompt says nothing inside them
-is an instruction, and the reply can only be one forced tool call with a
-strict schema. Every citation, structured or written inline as
-`[arXiv:ID vN]`, is then checked against the papers actually put in the
-context; any other is removed and counted.
+is an instruction, and the reply can only be one structured object of a
+strict schema (a forced tool call, or JSON mode validated by the provider).
+Every citation, structured or written inline as `[arXiv:ID vN]`, is then
+checked against the papers actually put in the context; any other is
+removed and counted.
 """
 
 from __future__ import annotations
@@ -17,7 +19,8 @@ from typing import Any
 
 import jsonschema
 
-from digests.llm import InvalidReply, escape_data, tool_input
+from digests.llm import InvalidReply, escape_data
+from digests.providers.base import StructuredRequest
 
 TOOL_NAME = "record_answer"
 PROMPT_CANARY = "PT-ASK-CANARY-83c2"
@@ -66,13 +69,7 @@ def answer_schema() -> dict[str, Any]:
 
 
 _VALIDATOR = jsonschema.Draft202012Validator(answer_schema())
-TOOL = {
-    "name": TOOL_NAME,
-    "description": "Record the answer: a short synthesis, then the points, each with the papers it cites.",
-    "input_schema": answer_schema(),
-    "strict": True,
-}
-TOOL_CHOICE = {"type": "tool", "name": TOOL_NAME}
+TOOL_DESCRIPTION = "Record the answer: a short synthesis, then the points, each with the papers it cites."
 
 
 @dataclass(frozen=True)
@@ -127,22 +124,18 @@ def user_message(*, question: str, language: str, papers: list[ContextPaper], ea
     return "\n".join(parts)
 
 
-def request_params(
+def ask_request(
     *, model: str, max_tokens: int, question: str, language: str, papers: list[ContextPaper], earlier: list[Exchange]
-) -> dict[str, Any]:
-    return {
-        "model": model,
-        "max_tokens": max_tokens,
-        "system": SYSTEM_PROMPT,
-        "tools": [TOOL],
-        "tool_choice": TOOL_CHOICE,
-        "messages": [
-            {
-                "role": "user",
-                "content": user_message(question=question, language=language, papers=papers, earlier=earlier),
-            }
-        ],
-    }
+) -> StructuredRequest:
+    return StructuredRequest(
+        model=model,
+        system=SYSTEM_PROMPT,
+        user=user_message(question=question, language=language, papers=papers, earlier=earlier),
+        tool_name=TOOL_NAME,
+        tool_description=TOOL_DESCRIPTION,
+        schema=answer_schema(),
+        max_tokens=max_tokens,
+    )
 
 
 # --- The reply ---------------------------------------------------------------------
@@ -179,10 +172,10 @@ def _clean_text(text: str, allowed: set[tuple[str, int]]) -> tuple[str, int]:
     return re.sub(r"[ \t]{2,}", " ", text).strip(), dropped
 
 
-def checked_answer(content: list[Any], *, allowed: set[tuple[str, int]]) -> CheckedAnswer:
-    """The answer in a reply, every citation checked against `allowed`
-    (arxiv_id, version). Raises InvalidReply for a reply that is no answer."""
-    data = tool_input(content, TOOL_NAME)
+def checked_answer(data: Any, *, allowed: set[tuple[str, int]]) -> CheckedAnswer:
+    """The answer in a reply's structured object, every citation checked
+    against `allowed` (arxiv_id, version). Raises InvalidReply for a reply
+    that is no answer."""
     errors = list(_VALIDATOR.iter_errors(data))
     if errors:
         raise InvalidReply(f"the reply does not match the answer schema: {errors[0].message[:200]}")

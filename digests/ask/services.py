@@ -1,10 +1,12 @@
 """Writes of "ask the library": answering a question (retrieval, the cache,
-the budget, one Messages call, the citation check) and deleting questions.
+the budget, one structured call through PAPERTRAIL_LLM_ASK's provider, the
+citation check) and deleting questions.
 
-A person waits for the answer, so there are no retries and no waits here:
-a 429, a timeout or an outage is refused at once with what happened, and
-nothing is stored. The call is paid from the guided readings' daily budget
-(PAPERTRAIL_SUMMARY_DAILY_BUDGET_USD), reserved before and settled after.
+A person waits for the answer, so there are no waits here: a 429, a timeout
+or an outage is refused at once with what happened, and nothing is stored.
+An invalid reply is tried once more (a repair where the provider needs one);
+a second is refused, never stored half-valid. The call is paid from its
+provider's daily budget, reserved before and settled after.
 """
 
 from __future__ import annotations
@@ -17,18 +19,28 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
 
-import anthropic
 from django.conf import settings
 from django.db import transaction
 from django.db.models import QuerySet
 
-from digests import llm
 from digests.ask import prompt
 from digests.ask.retrieval import context_papers, language_of, paper_context, retrieve, search_text
 from digests.ask.selectors import thread_of
+from digests.budget import BudgetSpent, llm_pause, paid_call
 from digests.models import Ask
-from digests.selectors import is_configured, pause_state
-from digests.services import budget_reserve, budget_settle, llm_pause
+from digests.providers import registry
+from digests.providers.base import (
+    InvalidReply,
+    Provider,
+    ProviderError,
+    RateLimited,
+    Refused,
+    Repair,
+    StructuredRequest,
+    TimedOut,
+    Transient,
+)
+from digests.selectors import pause_state
 from harvest.models import Paper
 
 logger = logging.getLogger(__name__)
@@ -70,59 +82,62 @@ def _earlier(thread: Ask | None) -> list[prompt.Exchange]:
     ]
 
 
-def _cache_key(params: dict[str, Any]) -> str:
+def _cache_key(provider: str, request: StructuredRequest) -> str:
     """The question, the earlier exchanges and every retrieved paper's text,
     version and reading are in the message: the same key is the same
-    question over the same library state."""
+    question over the same library state, asked of the same model."""
     material = json.dumps(
-        [ASK_PROMPT_VERSION, params["model"], params["max_tokens"], params["messages"]],
+        [ASK_PROMPT_VERSION, provider, request.model, request.max_tokens, request.user],
         ensure_ascii=False,
         sort_keys=True,
     )
     return hashlib.sha256(material.encode()).hexdigest()
 
 
-def _call(client: anthropic.Anthropic, params: dict[str, Any]) -> tuple[Any, Decimal]:
-    """One Messages call paid from the daily budget; its cost. Refuses (and
-    releases the reservation) on any error of the API."""
-    reserved = llm.worst_case_cost(params)
-    day = budget_reserve(amount=reserved)
-    if day is None:
-        raise AskRefused("budget", "today's budget is spent")
-    try:
-        message = client.messages.create(**params)
-    except anthropic.APIStatusError as exc:
-        budget_settle(day=day, reserved=reserved, actual=Decimal("0"))
-        text = f"{exc.status_code}: {getattr(exc, 'api_message', None) or exc}"[:500]
-        if llm.is_spend_limit(exc):
-            llm_pause(reason=f"Spending limit reached at Anthropic ({text}).")
-            raise AskRefused("paused", text) from exc
-        if isinstance(exc, anthropic.AuthenticationError | anthropic.PermissionDeniedError):
-            llm_pause(reason=f"Anthropic refused the API key ({text}); fix ANTHROPIC_API_KEY, then resume.")
-            raise AskRefused("paused", text) from exc
-        if isinstance(exc, anthropic.RateLimitError) or exc.status_code in (503, 529):
-            raise AskRefused("busy", text, retry_after=llm.retry_after_seconds(exc)) from exc
-        raise AskRefused("failed", text) from exc
-    except anthropic.APITimeoutError as exc:
-        budget_settle(day=day, reserved=reserved, actual=Decimal("0"))
-        raise AskRefused("timeout", f"no answer within {settings.PAPERTRAIL_ASK_TIMEOUT:.0f} s") from exc
-    except anthropic.APIConnectionError as exc:
-        budget_settle(day=day, reserved=reserved, actual=Decimal("0"))
-        raise AskRefused("unavailable", f"connection error: {exc}"[:500]) from exc
-    except (anthropic.APIResponseValidationError, ValueError) as exc:
-        budget_settle(day=day, reserved=reserved, actual=Decimal("0"))
-        raise AskRefused("invalid_reply", f"the reply is not a valid Message: {exc}"[:500]) from exc
-    usage = message.usage
-    model = getattr(message, "model", None) or params["model"]
-    cost = llm.cost_usd(model=model, input_tokens=usage.input_tokens, output_tokens=usage.output_tokens)
-    budget_settle(day=day, reserved=reserved, actual=cost)
-    return message, cost
+def _call(provider: Provider, request: StructuredRequest, allowed: set[tuple[str, int]]):
+    """The checked answer, the reply and what both tries cost; refuses on
+    any error of the provider, or on a second invalid reply."""
+    repair: Repair | None = None
+    spent = Decimal("0")
+    for _ in range(2):
+        try:
+            reply, cost = paid_call(provider, request, repair=repair)
+        except BudgetSpent as exc:
+            raise AskRefused("budget", "today's budget is spent") from exc
+        except Refused as exc:
+            llm_pause(reason=exc.detail)
+            raise AskRefused("paused", exc.detail) from exc
+        except RateLimited as exc:
+            raise AskRefused("busy", exc.detail, retry_after=exc.retry_after) from exc
+        except TimedOut as exc:
+            raise AskRefused("timeout", f"no answer within {settings.PAPERTRAIL_ASK_TIMEOUT:.0f} s") from exc
+        except Transient as exc:
+            code = "busy" if exc.status in (503, 529) else "unavailable" if exc.status is None else "failed"
+            raise AskRefused(code, exc.detail, retry_after=exc.retry_after) from exc
+        except ProviderError as exc:
+            raise AskRefused("failed", exc.detail) from exc
+        except InvalidReply as exc:
+            spent += exc.cost
+            repair, error = Repair(raw=exc.raw, error=str(exc)), str(exc)
+            logger.warning("ask: invalid reply from %s: %s", provider.config.name, exc)
+            continue
+        spent += cost
+        try:
+            return prompt.checked_answer(reply.data, allowed=allowed), reply, spent
+        except InvalidReply as exc:
+            repair, error = Repair(raw=reply.raw, error=str(exc)), str(exc)
+            logger.warning("ask: invalid reply from %s: %s", provider.config.name, exc)
+    raise AskRefused("invalid_reply", error)
 
 
-def ask_answer(*, user: Any, question: Question, client: anthropic.Anthropic | None = None) -> Ask:
+def ask_provider() -> Provider:
+    return registry.build(registry.task_config("ask"), timeout=settings.PAPERTRAIL_ASK_TIMEOUT)
+
+
+def ask_answer(*, user: Any, question: Question, provider: Provider | None = None) -> Ask:
     """The answer to a question, stored as the asker's (a visitor's without a
     user): from the cache when the same question met the same library state
-    before, else from one Messages call. Raises AskRefused, or FilterError
+    before, else from one structured call. Raises AskRefused, or FilterError
     (digests.ask.retrieval) for a refused filter."""
     started = time.perf_counter()
     text = " ".join(question.text.split())[:MAX_QUESTION_LENGTH]
@@ -137,15 +152,16 @@ def ask_answer(*, user: Any, question: Question, client: anthropic.Anthropic | N
         papers = context_papers(found, language=language)
     if not papers:
         raise AskRefused("no_papers", "no paper in the library matches the question and filters")
-    params = prompt.request_params(
-        model=settings.PAPERTRAIL_SUMMARY_MODEL,
+    provider_name, model = registry.task_choice("ask")
+    request = prompt.ask_request(
+        model=model,
         max_tokens=settings.PAPERTRAIL_ASK_MAX_TOKENS,
         question=text,
         language=language,
         papers=papers,
         earlier=earlier,
     )
-    key = _cache_key(params)
+    key = _cache_key(provider_name, request)
     fields = {
         "user": user if getattr(user, "is_authenticated", False) else None,
         "thread": thread,
@@ -162,32 +178,31 @@ def ask_answer(*, user: Any, question: Question, client: anthropic.Anthropic | N
             **fields,
             answer=earlier_answer.answer,
             dropped_citations=earlier_answer.dropped_citations,
+            provider=earlier_answer.provider,
             model=earlier_answer.model,
             cached=True,
             latency_ms=_ms_since(started),
         )
-    if not is_configured():
-        raise AskRefused("not_configured", "ANTHROPIC_API_KEY is not set")
+    config = registry.provider_config(provider_name)
+    if not config.configured:
+        raise AskRefused("not_configured", f"{registry.missing_key_setting('ask')} is not set")
     paused, reason = pause_state()
     if paused:
         raise AskRefused("paused", reason)
-    message, cost = _call(client or llm.client(timeout=settings.PAPERTRAIL_ASK_TIMEOUT), params)
     allowed = {(p.arxiv_id, p.version) for p in papers}
-    try:
-        checked = prompt.checked_answer(message.content, allowed=allowed)
-    except llm.InvalidReply as exc:
-        logger.warning("ask: invalid reply: %s", exc)
-        raise AskRefused("invalid_reply", str(exc)) from exc
+    checked, reply, cost = _call(provider or ask_provider(), request, allowed)
     if checked.dropped:
         logger.warning("ask: removed %d citation(s) outside the retrieved papers", checked.dropped)
     return Ask.objects.create(
         **fields,
         answer=checked.as_json(),
         dropped_citations=checked.dropped,
-        model=getattr(message, "model", None) or params["model"],
-        input_tokens=message.usage.input_tokens,
-        output_tokens=message.usage.output_tokens,
+        provider=provider_name,
+        model=reply.model,
+        input_tokens=reply.input_tokens,
+        output_tokens=reply.output_tokens,
         cost_usd=cost,
+        currency=config.currency,
         latency_ms=_ms_since(started),
     )
 

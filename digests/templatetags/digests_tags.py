@@ -9,6 +9,7 @@ from django import template
 from django.conf import settings
 from django.utils import translation
 
+from digests.providers import registry
 from harvest.clock import reader_zone, reader_zone_is_default
 
 register = template.Library()
@@ -71,7 +72,7 @@ def reading_takeaway(reading) -> str:
 
 @register.simple_tag
 def llm_configured() -> bool:
-    return bool(settings.ANTHROPIC_API_KEY)
+    return registry.is_configured("readings")
 
 
 @register.filter

@@ -7,6 +7,7 @@ confusing error deep inside a request or a task.
 
 from __future__ import annotations
 
+import json
 import os
 from datetime import date
 from urllib.parse import urlparse
@@ -127,3 +128,67 @@ def env_zone(name: str, default: str) -> str:
     except (ZoneInfoNotFoundError, ValueError):
         raise ImproperlyConfigured(f"{name}={value!r} is not a time zone name") from None
     return value
+
+
+_ENDPOINT_KEYS = {
+    "protocol",
+    "base_url",
+    "api_key_env",
+    "currency",
+    "daily_budget",
+    "price",
+    "prices",
+    "structured",
+    "batches",
+}
+
+
+def env_json_endpoints(name: str) -> dict[str, dict]:
+    """Named LLM endpoints as JSON ({"name": {"protocol": "openai", "base_url":
+    ..., "api_key_env": ..., ...}}), each checked, with its key read from the
+    variable it names (so no secret sits in this one)."""
+    value = env_str(name)
+    if not value:
+        return {}
+    try:
+        endpoints = json.loads(value)
+    except ValueError as exc:
+        raise ImproperlyConfigured(f"{name} is not JSON: {exc}") from exc
+    if not isinstance(endpoints, dict):
+        raise ImproperlyConfigured(f"{name} must be a JSON object of named endpoints")
+    checked: dict[str, dict] = {}
+    for key, endpoint in endpoints.items():
+        where = f"{name}[{key!r}]"
+        if key in ("anthropic", "openai") or not key.isidentifier():
+            raise ImproperlyConfigured(f"{where}: the name must be a new word (anthropic and openai are built in)")
+        if not isinstance(endpoint, dict) or set(endpoint) - _ENDPOINT_KEYS:
+            raise ImproperlyConfigured(f"{where} must be an object with keys among {sorted(_ENDPOINT_KEYS)}")
+        if endpoint.get("protocol", "openai") not in ("openai", "anthropic"):
+            raise ImproperlyConfigured(f"{where}: protocol must be openai or anthropic")
+        if endpoint.get("structured", "tool") not in ("tool", "json"):
+            raise ImproperlyConfigured(f"{where}: structured must be tool or json")
+        base_url = endpoint.get("base_url", "")
+        parsed = urlparse(base_url)
+        if parsed.scheme not in ("http", "https") or not parsed.netloc:
+            raise ImproperlyConfigured(f"{where}: base_url {base_url!r} is not an http(s) URL")
+        key_env = endpoint.get("api_key_env", "")
+        price = endpoint.get("price", [3.0, 15.0])
+        try:
+            price_pair = (float(price[0]), float(price[1]))
+            budget = float(endpoint.get("daily_budget", 5.0))
+        except (TypeError, ValueError, IndexError) as exc:
+            raise ImproperlyConfigured(f"{where}: price must be [input, output] and daily_budget a number") from exc
+        checked[key] = {
+            "protocol": endpoint.get("protocol", "openai"),
+            "base_url": base_url,
+            # A local server (Ollama, vLLM) needs no key; the SDK still wants a word.
+            "api_key": env_str(key_env) if key_env else "local",
+            "currency": str(endpoint.get("currency", "$")),
+            "daily_budget": budget,
+            "price": price_pair,
+            "prices": {str(k): (float(v[0]), float(v[1])) for k, v in (endpoint.get("prices") or {}).items()},
+            "structured": endpoint.get("structured", "tool"),
+            # Anthropic's protocol always has Message Batches; an OpenAI-compatible endpoint says so.
+            "batches": bool(endpoint.get("batches", endpoint.get("protocol") == "anthropic")),
+        }
+    return checked

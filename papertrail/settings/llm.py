@@ -1,10 +1,11 @@
-"""AI guided readings (the digests app) through the Anthropic API."""
+"""LLM work (the digests app): guided readings, "ask the library" and query
+translation, through Anthropic or any OpenAI-compatible provider."""
 
 from __future__ import annotations
 
 from django.core.exceptions import ImproperlyConfigured
 
-from papertrail.settings.env import env_bool, env_float, env_int, env_str, env_url
+from papertrail.settings.env import env_bool, env_float, env_int, env_json_endpoints, env_str, env_url
 
 ANTHROPIC_API_KEY = env_str("ANTHROPIC_API_KEY")
 # The API's address (a proxy or gateway in front of it), the SDK's own variable
@@ -74,3 +75,44 @@ for _name, _rate in (
     _count, _slash, _period = _rate.partition("/")
     if not (_count.isdecimal() and int(_count) > 0 and _period in _RATE_PERIODS):
         raise ImproperlyConfigured(f"{_name}={_rate!r} is not a rate like 30/hour")
+
+# --- Providers (digests/providers/): where each LLM task runs ----------------------
+# The provider `openai` is any OpenAI-compatible Chat Completions service; its
+# endpoint and key are the SDK's own variables (checked here at start).
+OPENAI_API_KEY = env_str("OPENAI_API_KEY")
+OPENAI_BASE_URL = env_url("OPENAI_BASE_URL", "https://api.openai.com/v1")
+# "tool": a forced function call (OpenAI, DeepSeek, Qwen, Kimi, GLM, vLLM with a
+# tool parser); "json": JSON mode, validated here, with one repair attempt (Ollama).
+PAPERTRAIL_OPENAI_STRUCTURED = env_str("PAPERTRAIL_OPENAI_STRUCTURED", "tool").lower()
+# Prices per million tokens (input, output) and the daily budget, in the
+# provider's currency ("$" or "¥"); the defaults overestimate cheap models, so a
+# budget stops early rather than late until the real list price is set.
+PAPERTRAIL_OPENAI_CURRENCY = env_str("PAPERTRAIL_OPENAI_CURRENCY", "$")
+PAPERTRAIL_OPENAI_DAILY_BUDGET = env_float("PAPERTRAIL_OPENAI_DAILY_BUDGET", 5.0, minimum=0.0)
+PAPERTRAIL_OPENAI_PRICE_INPUT = env_float("PAPERTRAIL_OPENAI_PRICE_INPUT", 3.0, minimum=0.0)
+PAPERTRAIL_OPENAI_PRICE_OUTPUT = env_float("PAPERTRAIL_OPENAI_PRICE_OUTPUT", 15.0, minimum=0.0)
+# On only where the endpoint offers OpenAI's Batch API (/v1/files, /v1/batches): OpenAI's own.
+PAPERTRAIL_OPENAI_BATCHES = env_bool("PAPERTRAIL_OPENAI_BATCHES", False)
+# Further named endpoints, as JSON: {"deepseek": {"protocol": "openai",
+# "base_url": "https://api.deepseek.com", "api_key_env": "DEEPSEEK_API_KEY",
+# "currency": "¥", "daily_budget": 30, "price": [2, 3], "structured": "tool",
+# "batches": false}}.
+# Each key is read from the variable it names, never written into this one.
+PAPERTRAIL_LLM_ENDPOINTS = env_json_endpoints("PAPERTRAIL_LLM_ENDPOINTS")
+# Each task's "provider:model". Readings and ask keep PAPERTRAIL_SUMMARY_MODEL
+# on Anthropic, so a deployment with only ANTHROPIC_API_KEY runs unchanged.
+PAPERTRAIL_LLM_READINGS = env_str("PAPERTRAIL_LLM_READINGS", f"anthropic:{PAPERTRAIL_SUMMARY_MODEL}")
+PAPERTRAIL_LLM_ASK = env_str("PAPERTRAIL_LLM_ASK", f"anthropic:{PAPERTRAIL_SUMMARY_MODEL}")
+PAPERTRAIL_LLM_TRANSLATE = env_str("PAPERTRAIL_LLM_TRANSLATE", "anthropic:claude-haiku-4-5")
+PAPERTRAIL_TRANSLATE_TIMEOUT = env_float("PAPERTRAIL_TRANSLATE_TIMEOUT", 15.0, minimum=1.0)
+# A translated query is cached this long (the same words translate the same).
+PAPERTRAIL_TRANSLATE_CACHE_SECONDS = env_int("PAPERTRAIL_TRANSLATE_CACHE_SECONDS", 30 * 24 * 3600, minimum=60)
+if PAPERTRAIL_OPENAI_STRUCTURED not in ("tool", "json"):
+    raise ImproperlyConfigured(f"PAPERTRAIL_OPENAI_STRUCTURED={PAPERTRAIL_OPENAI_STRUCTURED!r} must be tool or json")
+for _name in ("PAPERTRAIL_LLM_READINGS", "PAPERTRAIL_LLM_ASK", "PAPERTRAIL_LLM_TRANSLATE"):
+    _provider, _colon, _model = globals()[_name].partition(":")
+    if not _model or _provider not in {"anthropic", "openai", *PAPERTRAIL_LLM_ENDPOINTS}:
+        raise ImproperlyConfigured(
+            f"{_name}={globals()[_name]!r} is not provider:model with a provider among "
+            f"anthropic, openai{''.join(', ' + n for n in PAPERTRAIL_LLM_ENDPOINTS)}"
+        )

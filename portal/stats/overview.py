@@ -30,14 +30,14 @@ from django.db.models import Count, Exists, F, Max, OuterRef, Q, QuerySet, Subqu
 from django.utils import timezone
 
 from digests.models import GuidedReading
-from digests.selectors import done_reading_count_sql
+from digests.selectors import done_reading_count_sql, done_readings_by_model_sql, readings_by_model
 from digests.selectors import done_readings as readings_done_between
 from harvest.completeness import announcement_due, next_expected_announcement
 from harvest.models import Announcement, CommunityPick, HarvestRun, Paper, Source, Version
 from portal.stats.chart import DayPoint, daily_chart, day_start
 from portal.stats.windows import Window, current_window, display_zone
 
-CACHE_KEY = "portal:overview:v1"
+CACHE_KEY = "portal:overview:v2"
 # How long the cache keeps stored numbers at all; whether a request may still
 # use them is decided by their age (settings.PORTAL_STATS_MAX_AGE_SECONDS).
 CACHE_SECONDS = 15 * 60
@@ -54,6 +54,8 @@ class WindowCounts:
     new_ai: int = 0
     revisions: int = 0
     new_readings: int = 0
+    # {"provider", "model", "readings"} per provider and model of the new readings, most first.
+    reading_models: list[dict] = field(default_factory=list)
 
 
 @dataclass(slots=True)
@@ -119,7 +121,12 @@ def window_counts(window: Window, *, current: bool = False) -> WindowCounts:
         revisions = revision_versions(window).count()
     readings = done_readings(window).aggregate(n=Count("version_id", distinct=True))["n"]
     return WindowCounts(
-        window=window, new_papers=papers["n"], new_ai=papers["ai"], revisions=revisions, new_readings=readings
+        window=window,
+        new_papers=papers["n"],
+        new_ai=papers["ai"],
+        revisions=revisions,
+        new_readings=readings,
+        reading_models=readings_by_model(start=window.start, end=window.end),
     )
 
 
@@ -290,7 +297,8 @@ SELECT
      WHERE s.enabled AND (SELECT r.status FROM harvest_harvestrun r WHERE r.source_id = s.id
                           ORDER BY r.started_at DESC, r.id DESC LIMIT 1) = %(failed)s),
     papers.today, revisions.today,  -- daily_chart(), today
-    (SELECT max(announced_on) FROM harvest_announcement)  -- freshness()
+    (SELECT max(announced_on) FROM harvest_announcement),  -- freshness()
+    {reading_models}  -- digests.selectors.readings_by_model()
 FROM papers, revisions, (
     SELECT coalesce(sum(papers), 0) AS papers, coalesce(sum(ai_related), 0) AS ai_related,
            coalesce(sum(revised), 0) AS revised, count(*) AS row_count
@@ -298,7 +306,8 @@ FROM papers, revisions, (
 ) totals
 """
 _READINGS_SQL, _READINGS_PARAMS = done_reading_count_sql()
-_CURRENT_SQL = _CURRENT_SQL.replace("{readings}", _READINGS_SQL)
+_MODELS_SQL, _MODELS_PARAMS = done_readings_by_model_sql()
+_CURRENT_SQL = _CURRENT_SQL.replace("{readings}", _READINGS_SQL).replace("{reading_models}", _MODELS_SQL)
 
 
 def current_numbers(window: Window) -> CurrentNumbers:
@@ -321,18 +330,24 @@ def current_numbers(window: Window) -> CurrentNumbers:
                 "empty": HarvestRun.Status.EMPTY.value,
                 "failed": HarvestRun.Status.FAILED.value,
                 **_READINGS_PARAMS,
+                **_MODELS_PARAMS,
             },
         )
         row = cursor.fetchone()
     new_papers, new_ai, revisions, readings = row[0:4]
     arxiv_scan, round_start, check, included, discovered, updated, last_revision = row[4:11]
     papers, ai_related, revised, total_rows, picks, failing, today_papers, today_revisions = row[11:19]
-    last_announcement = row[19]
+    last_announcement, reading_models = row[19], row[20]
     _fold_paper_totals(total_rows)
     ingests = [moment for moment in (included, discovered) if moment is not None]
     return CurrentNumbers(
         counts=WindowCounts(
-            window=window, new_papers=new_papers, new_ai=new_ai, revisions=revisions, new_readings=readings
+            window=window,
+            new_papers=new_papers,
+            new_ai=new_ai,
+            revisions=revisions,
+            new_readings=readings,
+            reading_models=list(reading_models or []),  # psycopg decodes the JSON array
         ),
         freshness=Freshness(
             last_arxiv_scan=arxiv_scan,

@@ -102,10 +102,17 @@ def default_reading(params: dict[str, Any]) -> dict[str, Any]:
 class FakeAnthropic(ReplayServer):
     """`reading_for(params)` decides the tool input of computed replies
     (default: `default_reading`); set `raw_content_for` to return other
-    content blocks (no tool call, text, ...)."""
+    content blocks (no tool call, text, ...), or `text_for` for one text block.
+    `path`, `error`, `sent` and `spend_limit_replies` are the words the tests
+    share with the OpenAI-compatible stand-in (tests/digests/fake_openai.py)."""
+
+    path = MESSAGES
+    key_setting = "ANTHROPIC_API_KEY"
+    error = staticmethod(error_reply)
 
     def __init__(self, *, api_key: str = "sk-ant-test-key") -> None:
         super().__init__()
+        self.text_for: Callable[[dict[str, Any]], str] | None = None
         self.before_results: Callable[[], None] | None = None
         self.api_key = api_key
         self.reading_for: Callable[[dict[str, Any]], Any] = default_reading
@@ -114,12 +121,41 @@ class FakeAnthropic(ReplayServer):
         self.batches: dict[str, dict[str, Any]] = {}
         self._ids = itertools.count(1)
         self._state_lock = threading.Lock()
-        self.responder(MESSAGES, self._messages)
+        self.responder(MESSAGES, self._complete)
         self.responder(BATCHES, self._batch_create)
 
     # --- accounting ------------------------------------------------------------
     def message_requests(self) -> list[dict[str, Any]]:
         return [json.loads(r.body) for r in self.requests_to(MESSAGES)]
+
+    def sent(self) -> list[dict[str, Any]]:
+        """Each request as the tests compare them across protocols."""
+        out = []
+        for params in self.message_requests():
+            choice = params.get("tool_choice") or {}
+            out.append(
+                {
+                    "system": params["system"],
+                    "user": params["messages"][0]["content"],
+                    "messages": params["messages"],
+                    "tool": choice.get("name") if choice.get("type") == "tool" else None,
+                    "schema": params["tools"][0]["input_schema"] if params.get("tools") else None,
+                    "params": params,
+                }
+            )
+        return out
+
+    @staticmethod
+    def spend_limit_replies() -> list[Reply]:
+        """Anthropic's documented spending-limit replies."""
+        return [
+            error_reply(
+                400,
+                "invalid_request_error",
+                "You have reached your specified workspace API usage limits. You will regain access on 2026-06-01.",
+            ),
+            error_reply(429, "rate_limit_error", "Spend limit reached", error_code="enforced_spend_limit_reached"),
+        ]
 
     def _authorised(self, request: Request) -> Reply | None:
         headers = {k.lower(): v for k, v in request.headers.items()}
@@ -136,6 +172,8 @@ class FakeAnthropic(ReplayServer):
         number = next(self._ids)
         if self.raw_content_for is not None:
             content = self.raw_content_for(params)
+        elif self.text_for is not None:
+            content = [{"type": "text", "text": self.text_for(params)}]
         else:
             tool = params["tool_choice"]["name"] if params.get("tool_choice", {}).get("type") == "tool" else "none"
             content = [
@@ -160,7 +198,7 @@ class FakeAnthropic(ReplayServer):
             "usage": usage,
         }
 
-    def _messages(self, request: Request) -> Reply:
+    def _complete(self, request: Request) -> Reply:
         refused = self._authorised(request)
         if refused is not None:
             return refused

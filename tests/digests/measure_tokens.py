@@ -18,6 +18,8 @@ from dataclasses import dataclass
 from decimal import Decimal
 
 from digests import llm
+from digests.providers.anthropic_api import AnthropicProvider
+from digests.providers.registry import provider_config
 from tests.digests.fake_anthropic import FakeAnthropic, prompt_tokens
 from tests.digests.recorded import recorded_papers
 
@@ -41,7 +43,10 @@ def measure() -> Measurement:
         inputs, outputs = [], []
         for record in recorded_papers():
             text = llm.PaperText(title=record.title, abstract=record.abstract, comments=record.comments)
-            params = llm.request_params(arxiv_id=record.arxiv_id, number=1, current=text, previous=None)
+            request = llm.reading_request(
+                model=settings.PAPERTRAIL_SUMMARY_MODEL, arxiv_id=record.arxiv_id, number=1, current=text, previous=None
+            )
+            params = AnthropicProvider(provider_config("anthropic"), timeout=1).params(request)
             message = fake.message_for(params)
             inputs.append(prompt_tokens(params))
             outputs.append(message["usage"]["output_tokens"])
@@ -49,8 +54,9 @@ def measure() -> Measurement:
         fake.stop()
     model = settings.PAPERTRAIL_SUMMARY_MODEL
     mean_in, mean_out = statistics.mean(inputs), statistics.mean(outputs)
-    per_paper = llm.cost_usd(model=model, input_tokens=round(mean_in), output_tokens=round(mean_out))
-    per_paper_batch = llm.cost_usd(model=model, input_tokens=round(mean_in), output_tokens=round(mean_out), batch=True)
+    config = provider_config("anthropic")
+    per_paper = config.cost(model=model, input_tokens=round(mean_in), output_tokens=round(mean_out))
+    per_paper_batch = config.cost(model=model, input_tokens=round(mean_in), output_tokens=round(mean_out), batch=True)
     return Measurement(
         papers=len(inputs),
         mean_input=mean_in,

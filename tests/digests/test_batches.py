@@ -11,9 +11,11 @@ from django.db import connection
 from digests import llm
 from digests.batches import batch_submit, batches_collect
 from digests.models import DailySpend, GuidedReading, SummaryBatch
+from digests.providers.registry import provider_config
 from digests.services import Outcome, reading_write, readings_create_for_versions
-from tests.digests.conftest import make_record, store
+from tests.digests.conftest import make_record, start_stand_in, store
 from tests.digests.fake_anthropic import BATCHES, MESSAGES
+from tests.digests.fake_openai import COMPLETIONS
 
 pytestmark = pytest.mark.django_db
 
@@ -47,7 +49,8 @@ def test_a_batch_is_submitted_collected_and_priced_at_half(fake_anthropic):
     readings = GuidedReading.objects.order_by("id")
     assert [r.status for r in readings] == ["done"] * 3
     for reading, usage in zip(readings, fake_anthropic.usage_log, strict=True):
-        assert reading.cost_usd == llm.cost_usd(model=reading.model, batch=True, **usage)
+        assert reading.cost_usd == provider_config("anthropic").cost(model=reading.model, batch=True, **usage)
+        assert reading.provider == "anthropic"
     assert DailySpend.objects.get().spent_usd == sum(r.cost_usd for r in readings)
     assert SummaryBatch.objects.get().status == SummaryBatch.Status.ENDED
     assert fake_anthropic.requests_to(MESSAGES) == []
@@ -125,3 +128,58 @@ def test_two_collectors_of_one_batch_store_and_pay_its_results_once(fake_anthrop
     # Collecting again finds nothing to pay for.
     assert batches_collect() == "collected 0 results"
     assert DailySpend.objects.get().spent_usd == sum(r.cost_usd for r in readings)
+
+
+def test_a_batch_is_collected_from_its_provider_after_the_readings_moved_to_another(fake_anthropic, settings):
+    ids = pending(2)
+    batch_submit()
+    (batch_id,) = fake_anthropic.batches
+    settings.OPENAI_API_KEY = "sk-openai-elsewhere"
+    settings.PAPERTRAIL_LLM_READINGS = "openai:deepseek-chat"  # no batch API: new readings go one by one
+    fake_anthropic.end_batch(batch_id)
+
+    assert batches_collect() == "collected 2 results"
+
+    readings = GuidedReading.objects.filter(pk__in=ids)
+    assert {(r.status, r.provider) for r in readings} == {("done", "anthropic")}
+    assert SummaryBatch.objects.get().provider == "anthropic"
+
+
+@pytest.fixture
+def openai_batches(settings, monkeypatch):
+    """The OpenAI-compatible stand-in, its endpoint declaring OpenAI's Batch API."""
+    server = start_stand_in("openai", settings, monkeypatch)
+    settings.PAPERTRAIL_OPENAI_BATCHES = True
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+def test_an_openai_compatible_batch_goes_as_one_jsonl_file_and_is_collected_at_its_discount(openai_batches):
+    ids = pending(3)
+
+    summary = batch_submit()
+
+    (batch_id,) = openai_batches.batches
+    assert summary == f"submitted batch {batch_id} with 3 readings"
+    sent = openai_batches.batches[batch_id]["requests"]
+    assert [line["custom_id"] for line in sent] == [f"reading-{i}" for i in ids]
+    assert {(line["method"], line["url"]) for line in sent} == {("POST", "/v1/chat/completions")}
+    assert all(line["body"]["tool_choice"]["function"]["name"] == llm.TOOL_NAME for line in sent)
+    assert batches_collect() == "collected 0 results"  # still validating
+
+    refused = openai_batches.error(400, "invalid_request_error", "This model's maximum context length is exceeded")
+    too_long = f"reading-{ids[2]}"
+    openai_batches.end_batch(batch_id, error_for=lambda item: refused if item["custom_id"] == too_long else None)
+    assert batches_collect() == "collected 3 results"
+
+    done = list(GuidedReading.objects.filter(pk__in=ids[:2]).order_by("id"))
+    failed = GuidedReading.objects.get(pk=ids[2])
+    config = provider_config("openai")
+    for reading, usage in zip(done, openai_batches.usage_log, strict=True):
+        assert reading.status == "done" and reading.provider == "openai" and reading.currency == "¥"
+        assert reading.cost_usd == config.cost(model=reading.model, batch=True, **usage)
+    assert failed.status == "failed" and "maximum context length" in failed.error
+    assert DailySpend.objects.get(provider="openai").spent_usd == sum(r.cost_usd for r in done)
+    assert openai_batches.requests_to(COMPLETIONS) == []  # no synchronous call was made

@@ -9,8 +9,9 @@ import pytest
 from django.core.management import CommandError, call_command
 from django.urls import reverse
 
+from digests.budget import llm_pause
 from digests.models import GuidedReading
-from digests.services import Outcome, llm_pause, reading_write, readings_create_for_versions
+from digests.services import Outcome, reading_write, readings_create_for_versions
 from tests.digests.conftest import make_record, store
 from tests.digests.fake_anthropic import MESSAGES
 
@@ -90,6 +91,21 @@ def test_admin_lists_readings_with_status_and_cost(fake_anthropic, admin_client)
     assert response.status_code == 200
     html = response.content.decode()
     assert "2605.00000v1" in html and "done" in html and str(reading.cost_usd) in html
+
+
+def test_admin_reports_the_readings_a_provider_gave_no_valid_reply_for(fake_anthropic, admin_client):
+    good, bad = pending(2)
+    reading_write(reading_id=good)
+    fake_anthropic.reading_for = lambda params: {"zh": {}, "en": {}}
+    assert reading_write(reading_id=bad) == Outcome.FAILED
+
+    response = admin_client.get(reverse("admin:digests_guidedreading_changelist") + "?reply=invalid")
+
+    html = response.content.decode()
+    assert response.status_code == 200 and "no valid reply in two tries" in html
+    assert f"/{bad}/change/" in html and f"/{good}/change/" not in html
+    failed = GuidedReading.objects.get(pk=bad)
+    assert failed.content == {} and failed.provider == "anthropic" and failed.error.startswith("invalid reply twice")
 
 
 def test_admin_regenerate_redoes_explicitly_without_a_duplicate(

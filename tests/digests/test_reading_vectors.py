@@ -14,6 +14,7 @@ import pytest
 from django.utils import timezone
 
 from digests.models import GuidedReading
+from digests.providers.base import Reply
 from digests.reading_vectors import reading_passage, readings_embed, readings_waiting
 from digests.services import reading_store
 from digests.tasks import embed_readings
@@ -87,7 +88,8 @@ def test_a_stored_reading_is_announced_after_commit_and_its_chinese_text_embedde
     content = {"zh": {"takeaway": "在差分隐私下检验条件独立性。", "problem": "隐私数据的独立性检验", "method": "加噪"}}
     assert readings_waiting(limit=10) == []
     with django_capture_on_commit_callbacks(execute=False) as callbacks:
-        stored = reading_store(reading_id=pending.pk, content=content, model="m", usage=_Usage(), cost=0)
+        reply = Reply(data=content, model="m", input_tokens=10, output_tokens=5)
+        stored = reading_store(reading_id=pending.pk, content=content, provider="anthropic", reply=reply, cost=0)
     assert stored and len(callbacks) == 1  # the embed task is queued once the reading is committed
     assert readings_waiting(limit=10) == [version.paper_id]
 
@@ -98,11 +100,6 @@ def test_a_stored_reading_is_announced_after_commit_and_its_chinese_text_embedde
     assert readings_waiting(limit=10) == []
     # The same text again: nothing to do.
     assert readings_embed(paper_ids=[version.paper_id]).skipped == 1
-
-
-class _Usage:
-    input_tokens = 10
-    output_tokens = 5
 
 
 def test_readings_keep_or_lift_the_papers_that_have_one_and_leave_the_others(settings, tmp_path):

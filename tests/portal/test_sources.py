@@ -10,6 +10,7 @@ import pytest
 from django.utils import timezone, translation
 
 from accounts.models import User
+from digests.models import GuidedReading
 from harvest.models import Source
 from harvest.search_index import STALLED_AFTER, index_pending_papers
 from harvest.selectors import source_progress_list
@@ -148,12 +149,33 @@ def test_guided_reading_status_is_included(client, sources, settings):
     assert "未配置：未设置 ANTHROPIC_API_KEY" in client.get("/sources/operator/").content.decode()
 
 
+def test_the_sources_page_names_each_tasks_provider_and_the_models_of_recent_readings(client, sources, settings):
+    settings.ANTHROPIC_API_KEY = "sk-ant-test"
+    settings.PAPERTRAIL_LLM_ASK = "openai:deepseek-chat"
+    f.store(f.record("2611.00950", versions=2), at=timezone.now() - timedelta(hours=2))
+    f.reading(f.version("2611.00950", 1), written_at=timezone.now(), provider="openai", model="deepseek-chat")
+    failed = f.reading(f.version("2611.00950", 2), written_at=None, status="failed", provider="openai", model="glm-4")
+    GuidedReading.objects.filter(pk=failed.pk).update(error="invalid reply twice from openai:glm-4: not JSON")
+
+    public = client.get("/sources/").content.decode()
+    assert "近 24 小时写成导读的服务与模型：openai:deepseek-chat (1)" in public
+    User.objects.create_user("ops", password="x", is_staff=True)
+    client.login(username="ops", password="x")
+    page = client.get("/sources/operator/").content.decode()
+
+    assert 'data-llm-task="readings">anthropic:claude-sonnet-4-6<' in page
+    assert 'data-llm-task="ask">openai:deepseek-chat<' in page
+    assert "近 24 小时写成的导读：openai:deepseek-chat 1" in page
+    assert "两次未给出有效结构化回复（未保存）：openai:glm-4 1" in page
+
+
 def test_sources_page_query_count_is_fixed(client, sources, django_assert_max_num_queries):
     for n in range(10):
         src = f.source(f"extra{n}")
         f.run(src, started_at=timezone.now() - timedelta(hours=1))
-    # 9: the papers that wait for an embedding are counted too.
-    with django_assert_max_num_queries(9):
+    # 10: the papers that wait for an embedding are counted too, and the
+    # readings per provider and model (written, and failed for invalid replies).
+    with django_assert_max_num_queries(10):
         response = client.get("/sources/")
     assert response.status_code == 200
 

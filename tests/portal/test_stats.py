@@ -4,6 +4,7 @@ from datetime import UTC, date, datetime, timedelta
 
 import pytest
 from django.core.cache import cache
+from django.template.loader import render_to_string
 
 from harvest.models import HarvestRun
 from portal.stats import overview_stats, overview_stats_cached
@@ -93,6 +94,25 @@ def test_new_guided_readings_are_done_readings_written_in_the_window():
     f.store(f.record("2611.00052"), at=NOW - timedelta(hours=5))
     f.reading(f.version("2611.00052", 1), written_at=None, status="pending")
     assert window_counts(current_window(NOW)).new_readings == 2
+
+
+def test_new_guided_readings_name_their_provider_and_model_on_both_paths():
+    f.store(f.record("2611.00060", versions=2), at=NOW - timedelta(hours=5))
+    f.store(f.record("2611.00061"), at=NOW - timedelta(hours=5))
+    f.reading(f.version("2611.00060", 1), written_at=NOW - timedelta(hours=1), provider="openai", model="deepseek-chat")
+    f.reading(f.version("2611.00060", 2), written_at=NOW, provider="openai", model="deepseek-chat")
+    f.reading(f.version("2611.00061", 1), written_at=NOW, provider="anthropic", model="claude-sonnet-4-6")
+    f.store(f.record("2611.00062"), at=START - timedelta(hours=5))
+    f.reading(f.version("2611.00062", 1), written_at=START - TINY, provider="anthropic", model="claude-haiku-4-5")
+    expected = [
+        {"provider": "openai", "model": "deepseek-chat", "readings": 2},
+        {"provider": "anthropic", "model": "claude-sonnet-4-6", "readings": 1},
+    ]
+    assert window_counts(current_window(NOW)).reading_models == expected  # the definitions
+    stats = overview_stats(now=NOW)  # PostgreSQL: the one statement
+    assert stats.counts.reading_models == expected and stats.counts.new_readings == 3
+    html = render_to_string("portal/_overview_numbers.html", {"stats": stats})
+    assert "openai:deepseek-chat 2 · anthropic:claude-sonnet-4-6 1" in html
 
 
 def test_freshness_times_come_from_runs_papers_and_versions():

@@ -7,9 +7,11 @@ from datetime import timedelta
 from django.core.management.base import BaseCommand, CommandError
 from django.utils import timezone
 
+from digests.budget import llm_resume
 from digests.models import GuidedReading
+from digests.providers import registry
 from digests.selectors import backlog_filter, is_configured, llm_status, pause_state
-from digests.services import Outcome, llm_resume, reading_write, readings_create_for_versions
+from digests.services import Outcome, reading_write, readings_create_for_versions
 from harvest.models import Version
 
 # Outcomes after which no further call can succeed in this run.
@@ -17,7 +19,7 @@ _STOPPING = {Outcome.PAUSED, Outcome.BUDGET, Outcome.NOT_CONFIGURED}
 
 
 class Command(BaseCommand):
-    help = "Write pending AI guided readings through the Anthropic API, one by one, with progress."
+    help = "Write pending AI guided readings through PAPERTRAIL_LLM_READINGS' provider, one by one, with progress."
 
     def add_arguments(self, parser) -> None:
         parser.add_argument("--limit", type=int, default=None, help="write at most N readings")
@@ -35,7 +37,9 @@ class Command(BaseCommand):
         if days is not None and days < 1:
             raise CommandError("--days must be at least 1")
         if not is_configured():
-            raise CommandError("ANTHROPIC_API_KEY is not set: no guided readings are written.")
+            raise CommandError(
+                f"{registry.missing_key_setting('readings')} is not set: no guided readings are written."
+            )
         if resume:
             llm_resume()
             self.stdout.write("pause cleared")
@@ -60,7 +64,10 @@ class Command(BaseCommand):
             reading = GuidedReading.objects.select_related("version__paper").get(pk=reading_id)
             line = f"[{index}/{total}] {reading.version}: {outcome}"
             if outcome == Outcome.DONE:
-                line += f" ({reading.input_tokens} in / {reading.output_tokens} out tokens, ${reading.cost_usd})"
+                line += (
+                    f" ({reading.provider}:{reading.model}, {reading.input_tokens} in / {reading.output_tokens} out"
+                    f" tokens, {reading.currency}{reading.cost_usd})"
+                )
             elif reading.error:
                 line += f" - {reading.error[:200]}"
             self.stdout.write(line)
