@@ -43,7 +43,8 @@ def test_an_answer_comes_with_checked_citations_the_papers_as_in_the_library_and
     assert {(c["arxiv_id"], c["version"]) for c in body["citations"]} <= set(context)
     assert [p["arxiv_id"] for p in body["papers"]] == [a for a, _ in context]
     listed = client_api.get("/api/v1/papers/", {"q": "flaky"}).json()["results"][0]
-    assert set(body["papers"][0]) == set(listed)  # the library's serializer, field for field
+    # The library's serializer, field for field; `close` belongs to a search's ranking alone.
+    assert set(body["papers"][0]) == set(listed) - {"close"} and "close" in listed
     assert body["usage"]["input_tokens"] > 0 and body["usage"]["cached"] is False
     assert body["answer"]["points"][0]["citations"] == body["citations"][:1]
 
