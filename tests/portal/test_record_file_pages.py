@@ -56,7 +56,7 @@ def test_the_export_page_lists_formats_and_tags_in_both_languages(signed_in, rea
     assert "Sparse &lt;b&gt;x&lt;/b&gt; (1)" in page and "<b>x</b>" not in page
     speaks(reader, "zh-hans")
     chinese = signed_in.get(EXPORT).content.decode()
-    assert "导出我的研究记录" in chinese and "已收藏 1 篇论文。" in chinese
+    assert "导出我的研究记录" in chinese and "已保存 1 篇论文。" in chinese
 
 
 def test_the_export_page_downloads_the_file(signed_in):
@@ -93,7 +93,7 @@ def test_pasted_ids_are_imported_and_the_result_is_in_chinese(signed_in, reader)
     response = signed_in.post(IMPORT, {"text": "hep-th/9901001v1\nnonsense"})
 
     page = response.content.decode()
-    assert "导入结果" in page and "arXiv 编号 hep-th/9901001；已收藏" in page
+    assert "导入结果" in page and "arXiv 编号 hep-th/9901001；已保存" in page
     assert "条目格式有误" in page
     assert Record.objects.filter(user=reader, paper__arxiv_id="hep-th/9901001").exists()
 

@@ -24,7 +24,7 @@ from tests.portal.browser.conftest import browser_page, in_thread, screenshot
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 TEXTS = {
-    "zh-hans": {"title": "导出我的研究记录", "result": "导入结果", "matched": "在论文库中匹配到", "saved": "已收藏"},
+    "zh-hans": {"title": "导出我的研究记录", "result": "导入结果", "matched": "在论文库中匹配到", "saved": "已保存"},
     "en": {
         "title": "Export my research record",
         "result": "Import result",
