@@ -5,11 +5,18 @@ queue runs beside the papers' embeddings."""
 
 from __future__ import annotations
 
+import hashlib
+import logging
+
 from celery import shared_task
 from django.conf import settings
+from django.core.cache import cache
 
 from digests import batches, reading_vectors, services
 from digests.providers import registry
+from digests.translate import cached_translation, translate_query, translation_possible
+
+logger = logging.getLogger(__name__)
 
 # A reading may wait out several retry-afters and backoffs (see services.call_provider).
 _READING_SOFT_LIMIT = 30 * 60
@@ -54,3 +61,28 @@ def readings_enqueue(reading_ids: list[int]) -> str:
     for reading_id in reading_ids:
         summarize_version.delay(reading_id)
     return f"enqueued {len(reading_ids)} readings"
+
+
+@shared_task(name="digests.translate_search_query", soft_time_limit=120, time_limit=180)
+def translate_search_query(text: str) -> str:
+    """Translate a search query once and keep it in the cache for the searches after."""
+    return "translated" if translate_query(text) is not None else "no translation"
+
+
+def search_translation(text: str) -> str | None:
+    """The query's stored translation for a search, never waiting for one:
+    on a miss a translation task is asked for (at most once per query while
+    the marker lives) and this search answers with the offline gloss alone.
+    Writes no row: the task, on the LLM queue, calls and pays."""
+    english = cached_translation(text)
+    if english is not None or not translation_possible(text):
+        return english
+    marker = "digests:translate:requested:" + hashlib.sha256(" ".join(text.split()).encode()).hexdigest()
+    if cache.add(marker, 1, settings.PAPERTRAIL_TRANSLATE_TIMEOUT * 4):
+        try:
+            # retry=False: a broker that is down costs this search no wait.
+            translate_search_query.apply_async((text,), retry=False)
+        except Exception:  # any broker trouble, whatever its transport raises: the search goes on
+            logger.warning("translate: could not enqueue a query's translation", exc_info=True)
+            cache.delete(marker)
+    return None

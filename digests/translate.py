@@ -85,6 +85,28 @@ def _cache_key(provider: str, model: str, text: str) -> str:
     return f"digests:translate:{digest}"
 
 
+def _query_key(text: str) -> tuple[str, str] | None:
+    """(the normalised query, its cache key), or None for a query without Chinese."""
+    text = " ".join((text or "").split())[:MAX_QUERY_LENGTH]
+    if not text or language_of(text) != "zh":
+        return None
+    provider_name, model = registry.task_choice("translate")
+    return text, _cache_key(provider_name, model, text)
+
+
+def cached_translation(text: str) -> str | None:
+    """The stored translation of the query, if one was made: a read of the
+    cache only, never a call (the search page's path)."""
+    known = _query_key(text)
+    return cache.get(known[1]) if known is not None else None
+
+
+def translation_possible(text: str) -> bool:
+    """Whether a translation of this query could be asked for now: it has
+    Chinese and the translation's provider is configured and not paused."""
+    return _query_key(text) is not None and registry.task_config("translate").configured and not pause_state()[0]
+
+
 def translate_provider() -> Provider:
     return registry.build(registry.task_config("translate"), timeout=settings.PAPERTRAIL_TRANSLATE_TIMEOUT)
 
@@ -93,11 +115,11 @@ def translate_query(text: str, *, provider: Provider | None = None) -> str | Non
     """The English of a Chinese search query, or None: for a query without
     Chinese, and whenever no translation can be had (not configured, paused,
     today's budget spent, the provider failing or replying invalidly twice)."""
-    text = " ".join((text or "").split())[:MAX_QUERY_LENGTH]
-    if not text or language_of(text) != "zh":
+    known = _query_key(text)
+    if known is None:
         return None
+    text, key = known
     provider_name, model = registry.task_choice("translate")
-    key = _cache_key(provider_name, model, text)
     cached = cache.get(key)
     if cached is not None:
         return cached

@@ -27,6 +27,7 @@ Parameters (all optional, every one in the URL):
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from datetime import date, datetime, time, timedelta
 
 import django_filters
@@ -241,11 +242,14 @@ class PaperFilterSet(django_filters.FilterSet):
         fields: list[str] = []
         form = PaperFilterForm
 
-    def __init__(self, data=None, queryset=None, *, request=None, prefix=None, now: datetime | None = None):
+    def __init__(
+        self, data=None, queryset=None, *, request=None, prefix=None, now=None, renderings: Sequence[str] = ()
+    ):
         super().__init__(
             data, queryset if queryset is not None else Paper.objects.all(), request=request, prefix=prefix
         )
-        self.now = now
+        self.now: datetime | None = now
+        self.renderings = tuple(renderings)  # other English texts of the query (a translation), fused by the search
 
     # --- what was chosen (valid forms only) ---------------------------------
     @property
@@ -333,7 +337,8 @@ class PaperFilterSet(django_filters.FilterSet):
         queryset = self._time_range(queryset)
         text = (self.form.cleaned_data.get("q") or "").strip()
         if text:
-            queryset = search(queryset, text, mode=self.chosen_mode, narrowed=self.narrows_besides_query)
+            mode, narrowed = self.chosen_mode, self.narrows_besides_query
+            queryset = search(queryset, text, mode=mode, narrowed=narrowed, renderings=self.renderings)
         return self._order(queryset)
 
     def _categories(self, queryset: QuerySet[Paper]) -> QuerySet[Paper]:

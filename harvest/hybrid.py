@@ -5,6 +5,8 @@ read) and `hybrid`, the default: the two rankings fused by reciprocal rank,
 the keyword side weighed by the kind of query (harvest/query_kind.py: a few
 terms or the keyword syntax count, a question or a description does not), and
 a Chinese query's keyword side reading its English gloss (harvest/query_gloss.py).
+A caller may add other English renderings of the query (an LLM's translation,
+digests/translate.py): each is ranked by both sides and fused with an equal vote.
 
 The keyword syntax keeps its meaning in every mode: `"phrases"` and
 `-excluded` words filter the semantic candidates too; `OR` widens the keyword
@@ -20,7 +22,7 @@ from __future__ import annotations
 
 import re
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 from django.db import OperationalError, connection, transaction
 from django.db.models import Case, F, FloatField, QuerySet, Subquery, Value, When
@@ -61,30 +63,44 @@ def constraints_of(text: str) -> str:
     return " ".join(_CONSTRAINT.findall(text))
 
 
-def search(queryset: QuerySet[Paper], text: str, *, mode: str = HYBRID, narrowed: bool = False) -> QuerySet[Paper]:
+def search(
+    queryset: QuerySet[Paper],
+    text: str,
+    *,
+    mode: str = HYBRID,
+    narrowed: bool = False,
+    renderings: Sequence[str] = (),
+) -> QuerySet[Paper]:
     """Papers of `queryset` the query finds in this mode, with `search_rank`.
     `narrowed`: other filters already cut the library down, so the semantic
-    side ranks the remaining papers themselves when they are few enough."""
+    side ranks the remaining papers themselves when they are few enough.
+    `renderings`: other English texts of the query (a translation), each
+    ranked like the query and fused with it; the keyword mode ignores them."""
     text = text.strip()
     if mode == KEYWORD or not text:
         return full_text_search(queryset, text) if text else queryset
-    semantic = _semantic_ids(queryset, text, narrowed=narrowed)
-    if mode == SEMANTIC:
-        scores = {paper_id: 1.0 / (RRF_K + rank) for rank, paper_id in enumerate(semantic, 1)}
-    else:
-        weight = keyword_weight(text)
+    weight = keyword_weight(text)
+    scores: dict[int, float] = {}
+    candidates: set[int] = set()
+    close: set[int] = set()
+    texts = [(text, gloss(text) or text)] + [(english, english) for english in renderings if english.strip()]
+    for query, english in texts:
+        semantic = _semantic_ids(queryset, query, narrowed=narrowed)
         # The keyword index holds the papers' English words: a Chinese query is
         # read through its English gloss (which keeps its Latin words).
-        english = gloss(text) or text
-        keyword = keyword_ranking(queryset, english) if weight and _LATIN.search(english) else []
-        scores = fuse(keyword, semantic, keyword_weight=weight)
-    # Only the dense side's candidates can clear the floor: a paper past its
-    # depth has a hundred papers nearer the query.
-    for paper_id in close_papers(text, semantic):
+        wanted = mode == HYBRID and weight and _LATIN.search(english)
+        keyword = keyword_ranking(queryset, english) if wanted else []
+        for paper_id, score in fuse(keyword, semantic, keyword_weight=weight if mode == HYBRID else 0.0).items():
+            scores[paper_id] = scores.get(paper_id, 0.0) + score
+        # Only the dense side's candidates can clear the floor: a paper past its
+        # depth has a hundred papers nearer the query (or its translation).
+        close |= close_papers(query, semantic)
+        candidates.update(semantic)
+    for paper_id in close:
         scores[paper_id] += CLOSE_BONUS
     # Without embeddings (none stored yet) nothing can be judged close: the
     # keyword side's matches are then counted as a keyword search's.
-    return _ranked(queryset, scores).annotate(search_split=Value(bool(semantic)))
+    return _ranked(queryset, scores).annotate(search_split=Value(bool(candidates)))
 
 
 def keyword_weight(text: str) -> float:

@@ -19,8 +19,10 @@ from accounts.follows.models import Follow
 from accounts.models import ApiToken
 from accounts.trail.selectors import trail_unread_counts
 from digests.selectors import llm_status
+from digests.tasks import search_translation
 from harvest.completeness import announcement_completeness, announcement_due
 from harvest.filters import PaperFilterSet
+from harvest.hybrid import KEYWORD
 from harvest.search_floor import close_count, splits_by_closeness
 from harvest.selectors import source_progress_list
 from portal.api.errors import NotFoundParameter, ParameterError, form_errors
@@ -107,7 +109,12 @@ class PaperListView(GenericAPIView):
         },
     )
     def get(self, request: Request) -> Response:
-        filterset = PaperFilterSet(request.query_params, request=request)
+        query = request.query_params.get("q", "").strip()
+        # As on the page: a stored LLM translation of a Chinese query is fused like its gloss.
+        translation = search_translation(query) if query and request.query_params.get("mode") != KEYWORD else None
+        filterset = PaperFilterSet(
+            request.query_params, request=request, renderings=[translation] if translation else ()
+        )
         if not filterset.is_valid():
             raise ParameterError(form_errors(filterset.form.errors))
         self.sort = filterset.chosen_sort

@@ -15,6 +15,7 @@ from django.views.decorators.http import require_GET, require_POST
 from accounts.recommend.services import paper_opened
 from accounts.records.selectors import record_get
 from accounts.trail.selectors import trail_unread_total
+from digests.tasks import search_translation
 from harvest.filters import MODE_CHOICES, SORT_CHOICES, SORT_POPULAR, SORT_RELEVANCE, PaperFilterSet
 from harvest.hybrid import KEYWORD
 from harvest.models import Author
@@ -55,7 +56,10 @@ def paper_list(request: HttpRequest) -> HttpResponse:
     found = identifier_lookup(target) if target is not None else None
     if found is not None and found.path and not found.has_paper:
         return redirect(found.path)
-    filterset = PaperFilterSet(request.GET, request=request)
+    # A Chinese query's LLM translation once one is stored (asked for on the
+    # first search, never waited for): the search fuses it like the gloss.
+    translation = search_translation(query) if query and request.GET.get("mode") != KEYWORD else None
+    filterset = PaperFilterSet(request.GET, request=request, renderings=[translation] if translation else ())
     context = {
         "filterset": filterset,
         "form": filterset.form,
@@ -107,7 +111,7 @@ def paper_list(request: HttpRequest) -> HttpResponse:
         author_offer=_author_named(query, filterset.form.cleaned_data.get("author") or ""),
         # What the English-side rankers read for a Chinese query, so that the
         # reader sees what was searched (the keyword mode reads the query only).
-        query_gloss=gloss(query) if filterset.chosen_mode != KEYWORD else "",
+        query_gloss=" · ".join(filter(None, [gloss(query), translation])) if filterset.chosen_mode != KEYWORD else "",
     )
     return render(request, "portal/paper_list.html", context)
 
