@@ -13,6 +13,7 @@ from django.core.cache import cache
 
 from digests.models import DailySpend
 from digests.tasks import translate_search_query
+from papertrail.celery import app as celery_app
 from tests import factories as f
 
 pytestmark = pytest.mark.django_db
@@ -98,3 +99,28 @@ def test_with_the_budget_spent_there_is_no_translation(client, fake, settings):
     page = search_page(client, QUERY)
     assert "也按英文检索：hallucination detect</p>" in page and TRANSLATED not in page
 
+
+def llm_queue_messages() -> list[dict]:
+    """The messages waiting on the broker's "llm" queue, taken off it."""
+    taken = []
+    with celery_app.connection_for_write() as connection:
+        queue = connection.SimpleQueue("llm")
+        while True:
+            try:
+                message = queue.get(block=False)
+            except queue.Empty:
+                break
+            taken.append(message.headers)
+            message.ack()
+        queue.close()
+    return taken
+
+
+def test_the_first_search_enqueues_one_translation_task_on_the_llm_queue(client, fake):
+    llm_queue_messages()  # whatever an earlier test left
+    search_page(client, QUERY)
+    search_page(client, QUERY)  # asked for already: not enqueued twice
+    client.get("/api/v1/papers/", {"q": QUERY})
+    search_page(client, "hallucination detection")  # nothing to translate
+    (task,) = llm_queue_messages()
+    assert task["task"] == "digests.translate_search_query" and QUERY in task["argsrepr"]
