@@ -14,6 +14,7 @@ from django.urls import reverse
 from django.utils.cache import add_never_cache_headers, patch_vary_headers
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 from django.views.decorators.http import require_GET, require_POST
 
 from accounts.follows.selectors import follow_list
@@ -49,8 +50,22 @@ def _highlight_terms(entry: TrailEntry) -> list[str]:
     return terms
 
 
+# The trail's inputs as the page labels them, to name a refused one.
+TRAIL_LABELS = {
+    "follow": gettext_lazy("Follow"),
+    "kind": gettext_lazy("Kind"),
+    "order": gettext_lazy("Order"),
+    "cursor": gettext_lazy("Pages"),
+    "up_to": gettext_lazy("Mark all as read up to here"),
+}
+
+
+def _labelled(field: str, message: str) -> str:
+    return _("%(field)s: %(message)s") % {"field": TRAIL_LABELS[field], "message": message}
+
+
 def _bad_request(request: HttpRequest, context: dict, field: str, message: str) -> HttpResponse:
-    response = render(request, "portal/trail.html", {**context, "errors": [f"{field}: {message}"]}, status=400)
+    response = render(request, "portal/trail.html", {**context, "errors": [_labelled(field, message)]}, status=400)
     add_never_cache_headers(response)
     return response
 
@@ -126,7 +141,7 @@ def trail_order(request: HttpRequest) -> HttpResponse:
     """Keep the order the trail opens in (the switch above the cards)."""
     order = request.POST.get("order", "")
     if order not in ORDERS:
-        messages.error(request, _("order: use for_you or newest."))
+        messages.error(request, _labelled("order", _("Use for_you or newest.")))
         return redirect("portal:trail")
     trail_order_set(user=request.user, order=order)
     return redirect("portal:trail")
@@ -183,7 +198,7 @@ def trail_read_up_to(request: HttpRequest) -> HttpResponse:
         if up_to.tzinfo is None:
             raise ValueError("a card's time names its zone")
     except ValueError:
-        messages.error(request, _("up_to: give the time of a trail card."))
+        messages.error(request, _labelled("up_to", _("Give the time of a trail card.")))
         return _back(request)
     done = trail_mark_read(user=request.user, up_to=up_to, up_to_item=item_id)
     messages.success(request, _("%(count)d marked as read.") % {"count": done})

@@ -97,9 +97,10 @@ def test_filters_by_follow_kind_and_unread(reader_client, trail, reader):
     reader_client.post(f"/trail/{item.paper_id}/read/")
     assert cards(reader_client.get("/trail/?unread=1")) == ["2611.00001", "2611.00002"]
     bad = reader_client.get("/trail/?kind=old")
-    assert bad.status_code == 400 and "kind: " in bad.content.decode()
-    assert reader_client.get("/trail/?follow=x").status_code == 400
-    assert reader_client.get("/trail/?cursor=!!").status_code == 400
+    assert bad.status_code == 400 and "类型：" in bad.content.decode()  # as the filter labels it
+    for query, named in (("follow=x", "关注："), ("cursor=!!", "翻页："), ("order=top", "排序：")):
+        refused = reader_client.get(f"/trail/?{query}")
+        assert refused.status_code == 400 and named in refused.content.decode(), query
     stranger = Follow.objects.create(user=User.objects.create_user("x"), kind="query", name="n", value={})
     assert reader_client.get(f"/trail/?follow={stranger.pk}").status_code == 404
 
@@ -138,6 +139,10 @@ def test_marks_read_up_to_dismiss_and_undo(reader_client, trail, reader):
     assert response.status_code == 302 and response["Location"] == f"/trail/?unread=1#t{middle.paper_id}"
     assert unread_arxiv_ids(reader) == ["2611.00001"]
     assert reader_client.post("/trail/read/", {"up_to": "yesterday"}).status_code == 302
+    refused = reader_client.get("/trail/").content.decode()
+    assert "到此处全部标为已读：请给出足迹卡片的时间。" in refused and "up_to:" not in refused
+    order = reader_client.post("/trail/order/", {"order": "top"}, follow=True).content.decode()
+    assert "排序：请使用 for_you 或 newest。" in order
     assert reader_client.post("/trail/read/", {"next": "https://elsewhere.example/"})["Location"] == "/trail/"
     dismissed = reader_client.post(f"/trail/{middle.paper_id}/dismiss/")
     assert dismissed["Location"] == f"/trail/?undo={middle.paper_id}"
