@@ -5,10 +5,11 @@ strip the overview loads so that the overview itself is the same for everyone.""
 from __future__ import annotations
 
 from datetime import datetime
+from urllib.parse import urlsplit
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.http import Http404, HttpRequest, HttpResponse
+from django.http import Http404, HttpRequest, HttpResponse, QueryDict
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils.cache import add_never_cache_headers, patch_vary_headers
@@ -118,13 +119,19 @@ def trail(request: HttpRequest) -> HttpResponse:
     if request.GET.get("undo", "").isdecimal():
         undo = trail_item_get(user=request.user, item_id=int(request.GET["undo"]))
         undo = undo if undo is not None and undo.dismissed else None
+    raw_at = request.GET.get("at", "")
+    undo_at = int(raw_at) if raw_at.isdecimal() and int(raw_at) in {e.item_id for e in page.entries} else None
     context.update(
-        entries=list(zip(page.entries, cards, strict=True)),
+        # Each card with the one after it: a dismissal's undo takes the dismissed card's place, before that one.
+        entries=list(
+            zip(page.entries, cards, [*(e.item_id for e in page.entries[1:]), None][: len(cards)], strict=True)
+        ),
         next_cursor=page.next_cursor,
         follow_id=follow_id,
         kind=kind,
         unread_only=unread_only,
         undo=undo,
+        undo_at=undo_at,
         is_first=not request.GET.get("cursor"),
         order=order,
         ranked=any(entry.score is not None for entry in page.entries),
@@ -154,14 +161,20 @@ def _own_item(request: HttpRequest, item_id: int) -> TrailEntry:
     return item
 
 
-def _back(request: HttpRequest, item_id: int | None = None) -> HttpResponse:
-    """Back to the trail view the form was on (its `next`, when it is this site's),
-    at the card the reader acted on, so that the page does not open at its top
-    (htmx swaps the cards in place; this anchor serves a browser without scripts)."""
+def _next(request: HttpRequest) -> str:
+    """The trail view the form was on (its `next`, when it is this site's), without its anchor."""
     target = request.POST.get("next", "")
     if not (target and url_has_allowed_host_and_scheme(target, {request.get_host()}, request.is_secure())):
         target = reverse("portal:trail")
-    return redirect(f"{target.split('#')[0]}#t{item_id}" if item_id is not None else target)
+    return target.split("#")[0]
+
+
+def _back(request: HttpRequest, item_id: int | None = None) -> HttpResponse:
+    """Back to the trail view the form was on, at the card the reader acted on,
+    so that the page does not open at its top (htmx swaps the cards in place;
+    this anchor serves a browser without scripts)."""
+    target = _next(request)
+    return redirect(f"{target}#t{item_id}" if item_id is not None else target)
 
 
 @login_required
@@ -219,7 +232,15 @@ def trail_read_all(request: HttpRequest) -> HttpResponse:
 def trail_not_interested(request: HttpRequest, item_id: int) -> HttpResponse:
     item = _own_item(request, item_id)
     trail_dismiss(user=request.user, item_id=item.item_id)
-    return redirect(f"{reverse('portal:trail')}?undo={item.item_id}")
+    # Back to the same view with the undo where the card was (before the card that followed it).
+    target = urlsplit(_next(request))
+    query = QueryDict(target.query, mutable=True)
+    query["undo"] = str(item.item_id)
+    query.pop("at", None)
+    at = request.POST.get("at", "")
+    if at.isdecimal() and len(at) < 19:
+        query["at"] = at
+    return redirect(f"{target.path}?{query.urlencode()}#undo")
 
 
 @login_required
