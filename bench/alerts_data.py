@@ -105,7 +105,7 @@ def build_readers(*, users: int, seed: int, pool: int = 3000) -> Built:
                     follows.append(
                         (first_follow + len(follows), first_user + number, kind, f"{kind} {len(follows)}", delivery)
                     )
-                    draws.append(rng.sample(range(len(day)), _matches(rng, matches)))
+                    draws.append(rng.sample(range(len(day)), min(len(day), _matches(rng, matches))))
         with cursor.copy(
             "COPY accounts_follow (id, user_id, kind, name, value, compiled, rejected_paper_ids, include_cross_lists, "
             "include_revisions, muted, delivery, created_at, updated_at) FROM STDIN"

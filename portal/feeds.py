@@ -41,6 +41,7 @@ class AtomWithAuthors(Atom1Feed):
 # Rendered without the request: the framework's description_template would
 # run every context processor once per entry.
 _ENTRY = get_template("portal/feed_entry.html")
+_BADGE = get_template("portal/_version_badge_label.html")
 
 
 class TrailFeed(Feed):
@@ -73,8 +74,9 @@ class TrailFeed(Feed):
         return feed_entries(state)
 
     def item_title(self, entry: FeedEntry) -> str:
-        badge = _("New paper") if entry.kind == "new" else _("Revision")
-        return f"[{badge} · v{entry.version_number}] {' '.join(entry.paper.title.split())}"
+        # The badge every page gives this version (archival, new, revision), not the trail's event kind.
+        badge = _BADGE.render({"badge": entry.badge}).strip() if entry.badge else f"v{entry.version_number}"
+        return f"[{badge}] {' '.join(entry.paper.title.split())}"
 
     def item_description(self, entry: FeedEntry) -> str:
         return _ENTRY.render({"obj": entry})

@@ -20,6 +20,7 @@ from accounts.trail.models import TrailProfile
 from accounts.trail.selectors import trail_cards_page, trail_order_of
 from accounts.trail.types import CardFilter
 from digests.selectors import readings_for_versions
+from harvest.badges import VersionBadge, version_badges
 from harvest.models import Paper
 
 
@@ -31,6 +32,7 @@ class FeedEntry:
     event_at: datetime
     takeaway: str = ""
     abstract: str = ""  # cut at ABSTRACT_LIMIT characters, on a word
+    badge: VersionBadge | None = None  # as every page labels this version (harvest.badges)
 
 
 @dataclass
@@ -107,6 +109,7 @@ def feed_entries(state: FeedState) -> list[FeedEntry]:
     rows = state.rows
     papers = Paper.objects.in_bulk([row[0] for row in rows])
     readings = readings_for_versions(version_ids=[row[1] for row in rows])
+    badges = version_badges(row[1] for row in rows)
     language = "zh" if state.user.language.startswith("zh") else "en"
     entries = []
     for paper_id, version_id, number, kind, event_at in rows:
@@ -115,5 +118,6 @@ def feed_entries(state: FeedState) -> list[FeedEntry]:
             continue
         reading = readings.get(version_id)
         takeaway = (reading.content.get(language) or {}).get("takeaway", "") if reading is not None else ""
-        entries.append(FeedEntry(paper, number, kind, event_at, takeaway, _shortened(paper.abstract)))
+        entry = FeedEntry(paper, number, kind, event_at, takeaway, _shortened(paper.abstract), badges.get(version_id))
+        entries.append(entry)
     return entries

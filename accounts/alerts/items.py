@@ -24,6 +24,7 @@ from accounts.recommend.selectors import scores_of_users, window_start
 from accounts.trail.selectors import trail_window_cards
 from accounts.trail.types import CardFilter
 from digests.selectors import readings_for_versions
+from harvest.badges import VersionBadge, version_badges
 from harvest.models import Paper, Version
 
 # How far back a user's first alert looks, and the most any alert looks
@@ -132,6 +133,7 @@ class AlertPaper:
     paper_url: str
     arxiv_url: str
     language: str
+    badge: VersionBadge | None = None  # as every page labels this version (harvest.badges)
     html: str = ""
     text: str = ""
 
@@ -218,6 +220,7 @@ class AlertPapers:
             if (paper_id, number) in pairs
         }
         readings = readings_for_versions(version_ids=[version_id for version_id, _ in versions.values()])
+        badges = version_badges(version_id for version_id, _ in versions.values())
         detail = absolute(reverse("portal:paper_detail", kwargs={"arxiv_id": "0000.00000"}))
         for key in missing:
             paper_id, number, kind, language = key
@@ -241,6 +244,7 @@ class AlertPapers:
                 paper_url=detail.replace("0000.00000", paper["arxiv_id"]),
                 arxiv_url=f"https://arxiv.org/abs/{paper['arxiv_id']}v{number}",
                 language=language,
+                badge=badges.get(version_id),
             )
 
     def get(self, key: tuple[int, int, str, str]) -> AlertPaper | None:

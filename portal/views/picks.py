@@ -11,13 +11,21 @@ from django.core.exceptions import ValidationError
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.utils.cache import add_never_cache_headers
-from django.utils.translation import ngettext
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy, ngettext
 from django.views.decorators.http import require_http_methods
 
 from accounts.recommend.selectors import pick_day, pick_page
 from accounts.recommend.services import picks_record
 from accounts.recommend.types import MAX_PICKS, InvalidDay, PickPage
 from portal.selectors import paper_cards
+
+# The page's inputs as it names them, to name a refused one (the API keeps `day` and `papers`).
+PICK_LABELS = {"day": gettext_lazy("arXiv listing day"), "papers": gettext_lazy("Papers you pick")}
+
+
+def _labelled(field: str, message: str) -> str:
+    return _("%(field)s: %(message)s") % {"field": PICK_LABELS.get(field, field), "message": message}
 
 
 def _render(request: HttpRequest, page: PickPage | None, *, errors=(), chosen=(), status: int = 200) -> HttpResponse:
@@ -38,14 +46,14 @@ def picks(request: HttpRequest) -> HttpResponse:
     try:
         day = pick_day(params.get("day", ""))
     except InvalidDay as error:
-        return _render(request, None, errors=[f"day: {error}"], status=400)
+        return _render(request, None, errors=[_labelled("day", str(error))], status=400)
     if request.method != "POST":
         return _render(request, pick_page(user=request.user, day=day))
     chosen = request.POST.getlist("papers")
     try:
         result = picks_record(user=request.user, arxiv_ids=chosen, day=day)
     except ValidationError as error:
-        errors = [f"{field}: {message}" for field, found in error.message_dict.items() for message in found]
+        errors = [_labelled(field, message) for field, found in error.message_dict.items() for message in found]
         return _render(request, pick_page(user=request.user, day=day), errors=errors, chosen=chosen, status=400)
     messages.success(
         request,

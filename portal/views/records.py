@@ -67,6 +67,26 @@ def controls_context(request: HttpRequest, paper: Paper, record: Record | None, 
     }
 
 
+# Each form's fields as the page labels them, to name a refused one; the
+# API keeps the parameter names its clients send.
+RECORD_LABELS = {
+    "state": gettext_lazy("Reading state"),
+    "tags": gettext_lazy("Tags"),
+    "note": gettext_lazy("Private note (Markdown, TeX in $…$)"),
+}
+BULK_LABELS = {
+    "record": gettext_lazy("Select"),
+    "bulk": gettext_lazy("Action"),
+    "tag": gettext_lazy("Tag"),
+    "state": gettext_lazy("State"),
+}
+TAG_EDIT_LABELS = {"tag": gettext_lazy("Tag"), "name": gettext_lazy("New name"), "into": gettext_lazy("Merge into")}
+
+
+def _labelled(labels: dict, field: str, message: str) -> str:
+    return _("%(field)s: %(message)s") % {"field": labels.get(field, field), "message": message}
+
+
 @login_required
 @require_POST
 def record_save_view(request: HttpRequest, arxiv_id: str) -> HttpResponse:
@@ -91,7 +111,7 @@ def record_save_view(request: HttpRequest, arxiv_id: str) -> HttpResponse:
                 note=request.POST.get("note"),
             )
         except RecordError as exc:
-            error = f"{exc.field}: {exc}"
+            error = _labelled(RECORD_LABELS, exc.field, str(exc))
     else:
         error = "action: " + _("Use save, update or remove.")
     if request.headers.get("HX-Request") != "true":
@@ -121,10 +141,7 @@ RECORD_FILTER_LABELS = {
 def records(request: HttpRequest) -> HttpResponse:
     counts = record_counts(user=request.user)
     filters, page, refused = record_filters_from(request.GET, counts.by_tag)
-    errors = [
-        _("%(field)s: %(message)s") % {"field": RECORD_FILTER_LABELS.get(name, name), "message": message}
-        for name, message in refused.items()
-    ]
+    errors = [_labelled(RECORD_FILTER_LABELS, name, message) for name, message in refused.items()]
     context: dict[str, Any] = {
         "counts": counts,
         "filters": filters,
@@ -164,7 +181,7 @@ def records_bulk(request: HttpRequest) -> HttpResponse:
     action = request.POST.get("bulk", "")
     back = _next(request, "/records/")
     if not ids:
-        messages.error(request, "record: " + _("Select at least one paper."))
+        messages.error(request, _labelled(BULK_LABELS, "record", _("Select at least one paper.")))
         return redirect(back)
     try:
         if action == "tag":
@@ -174,10 +191,10 @@ def records_bulk(request: HttpRequest) -> HttpResponse:
         elif action == "remove":
             done = records_remove(user=request.user, record_ids=ids)
         else:
-            messages.error(request, "bulk: " + _("Use tag, state or remove."))
+            messages.error(request, _labelled(BULK_LABELS, "bulk", _("Use tag, state or remove.")))
             return redirect(back)
     except RecordError as exc:
-        messages.error(request, f"{exc.field}: {exc}")
+        messages.error(request, _labelled(BULK_LABELS, exc.field, str(exc)))
         return redirect(back)
     messages.success(request, _("%(count)d changed.") % {"count": done})
     return redirect(back)
@@ -206,7 +223,7 @@ def tag_edit(request: HttpRequest) -> HttpResponse:
         else:
             raise RecordError("action", _("Use rename, merge or delete."))
     except RecordError as exc:
-        messages.error(request, f"{exc.field}: {exc}")
+        messages.error(request, _labelled(TAG_EDIT_LABELS, exc.field, str(exc)))
     else:
         messages.success(request, _("Your tags are updated."))
     return redirect(_next(request, "/records/"))

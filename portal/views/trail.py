@@ -5,15 +5,17 @@ strip the overview loads so that the overview itself is the same for everyone.""
 from __future__ import annotations
 
 from datetime import datetime
+from urllib.parse import urlsplit
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.http import Http404, HttpRequest, HttpResponse
+from django.http import Http404, HttpRequest, HttpResponse, QueryDict
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils.cache import add_never_cache_headers, patch_vary_headers
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 from django.views.decorators.http import require_GET, require_POST
 
 from accounts.follows.selectors import follow_list
@@ -49,8 +51,22 @@ def _highlight_terms(entry: TrailEntry) -> list[str]:
     return terms
 
 
+# The trail's inputs as the page labels them, to name a refused one.
+TRAIL_LABELS = {
+    "follow": gettext_lazy("Follow"),
+    "kind": gettext_lazy("Kind"),
+    "order": gettext_lazy("Order"),
+    "cursor": gettext_lazy("Pages"),
+    "up_to": gettext_lazy("Mark all as read up to here"),
+}
+
+
+def _labelled(field: str, message: str) -> str:
+    return _("%(field)s: %(message)s") % {"field": TRAIL_LABELS[field], "message": message}
+
+
 def _bad_request(request: HttpRequest, context: dict, field: str, message: str) -> HttpResponse:
-    response = render(request, "portal/trail.html", {**context, "errors": [f"{field}: {message}"]}, status=400)
+    response = render(request, "portal/trail.html", {**context, "errors": [_labelled(field, message)]}, status=400)
     add_never_cache_headers(response)
     return response
 
@@ -103,13 +119,19 @@ def trail(request: HttpRequest) -> HttpResponse:
     if request.GET.get("undo", "").isdecimal():
         undo = trail_item_get(user=request.user, item_id=int(request.GET["undo"]))
         undo = undo if undo is not None and undo.dismissed else None
+    raw_at = request.GET.get("at", "")
+    undo_at = int(raw_at) if raw_at.isdecimal() and int(raw_at) in {e.item_id for e in page.entries} else None
     context.update(
-        entries=list(zip(page.entries, cards, strict=True)),
+        # Each card with the one after it: a dismissal's undo takes the dismissed card's place, before that one.
+        entries=list(
+            zip(page.entries, cards, [*(e.item_id for e in page.entries[1:]), None][: len(cards)], strict=True)
+        ),
         next_cursor=page.next_cursor,
         follow_id=follow_id,
         kind=kind,
         unread_only=unread_only,
         undo=undo,
+        undo_at=undo_at,
         is_first=not request.GET.get("cursor"),
         order=order,
         ranked=any(entry.score is not None for entry in page.entries),
@@ -126,7 +148,7 @@ def trail_order(request: HttpRequest) -> HttpResponse:
     """Keep the order the trail opens in (the switch above the cards)."""
     order = request.POST.get("order", "")
     if order not in ORDERS:
-        messages.error(request, _("order: use for_you or newest."))
+        messages.error(request, _labelled("order", _("Use for_you or newest.")))
         return redirect("portal:trail")
     trail_order_set(user=request.user, order=order)
     return redirect("portal:trail")
@@ -139,14 +161,20 @@ def _own_item(request: HttpRequest, item_id: int) -> TrailEntry:
     return item
 
 
-def _back(request: HttpRequest, item_id: int | None = None) -> HttpResponse:
-    """Back to the trail view the form was on (its `next`, when it is this site's),
-    at the card the reader acted on, so that the page does not open at its top
-    (htmx swaps the cards in place; this anchor serves a browser without scripts)."""
+def _next(request: HttpRequest) -> str:
+    """The trail view the form was on (its `next`, when it is this site's), without its anchor."""
     target = request.POST.get("next", "")
     if not (target and url_has_allowed_host_and_scheme(target, {request.get_host()}, request.is_secure())):
         target = reverse("portal:trail")
-    return redirect(f"{target.split('#')[0]}#t{item_id}" if item_id is not None else target)
+    return target.split("#")[0]
+
+
+def _back(request: HttpRequest, item_id: int | None = None) -> HttpResponse:
+    """Back to the trail view the form was on, at the card the reader acted on,
+    so that the page does not open at its top (htmx swaps the cards in place;
+    this anchor serves a browser without scripts)."""
+    target = _next(request)
+    return redirect(f"{target}#t{item_id}" if item_id is not None else target)
 
 
 @login_required
@@ -183,7 +211,7 @@ def trail_read_up_to(request: HttpRequest) -> HttpResponse:
         if up_to.tzinfo is None:
             raise ValueError("a card's time names its zone")
     except ValueError:
-        messages.error(request, _("up_to: give the time of a trail card."))
+        messages.error(request, _labelled("up_to", _("Give the time of a trail card.")))
         return _back(request)
     done = trail_mark_read(user=request.user, up_to=up_to, up_to_item=item_id)
     messages.success(request, _("%(count)d marked as read.") % {"count": done})
@@ -204,7 +232,15 @@ def trail_read_all(request: HttpRequest) -> HttpResponse:
 def trail_not_interested(request: HttpRequest, item_id: int) -> HttpResponse:
     item = _own_item(request, item_id)
     trail_dismiss(user=request.user, item_id=item.item_id)
-    return redirect(f"{reverse('portal:trail')}?undo={item.item_id}")
+    # Back to the same view with the undo where the card was (before the card that followed it).
+    target = urlsplit(_next(request))
+    query = QueryDict(target.query, mutable=True)
+    query["undo"] = str(item.item_id)
+    query.pop("at", None)
+    at = request.POST.get("at", "")
+    if at.isdecimal() and len(at) < 19:
+        query["at"] = at
+    return redirect(f"{target.path}?{query.urlencode()}#undo")
 
 
 @login_required

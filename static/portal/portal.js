@@ -51,9 +51,10 @@
     renderTex(event.target);
   });
 
-  // A swap of the trail's cards (a mark, the order's update) keeps the reader's
-  // place: the card they acted on, else the first one on screen, stays where it
-  // was in the window. htmx inserts the new cards before removing the old, and
+  // A swap of the trail's cards (a mark, a dismissal, its undo, the order's
+  // update) keeps the reader's place: the card they acted on, else the first one
+  // on screen, stays where it was in the window; a dismissed card's undo banner
+  // takes its place, and an undone card comes back where the banner was. htmx inserts the new cards before removing the old, and
   // the browser's scroll anchoring would follow the old ones down the page.
   var kept = null;
   document.addEventListener("htmx:beforeSwap", function (event) {
@@ -63,6 +64,10 @@
     }
     var source = event.detail.requestConfig && event.detail.requestConfig.elt;
     var card = source && source.closest ? source.closest("[data-item]") : null;
+    var banner = source && source.closest ? source.closest("#undo") : null;
+    for (var after = banner && banner.nextElementSibling; after && !card; after = after.nextElementSibling) {
+      card = after.hasAttribute("data-item") ? after : null;
+    }
     if (!card) {
       var cards = target.querySelectorAll("[data-item]");
       for (var i = 0; i < cards.length && !card; i += 1) {
@@ -74,7 +79,7 @@
   });
   document.addEventListener("htmx:afterSwap", function () {
     if (kept) {
-      var card = document.getElementById(kept.id);
+      var card = document.getElementById(kept.id) || (kept.acted ? document.getElementById("undo") : null);
       if (card) {
         window.scrollBy(0, card.getBoundingClientRect().top - kept.top);
         // The pressed button is gone with the old card: the keyboard carries on from the new one.

@@ -8,8 +8,8 @@ from django.test import Client
 from django.urls import reverse
 
 from accounts.alerts.links import alert_settings_for, feed_secret_rotate
-from tests.accounts.alerts.world import day_of_papers, follows, reader
-from tests.accounts.conftest import ago, card_of, cards, harvest, record
+from tests.accounts.alerts.world import backfilled_and_gapped, day_of_papers, follows, reader
+from tests.accounts.conftest import ago, cards, harvest, record
 
 pytestmark = pytest.mark.django_db
 
@@ -41,10 +41,43 @@ def test_the_trail_feed_is_valid_atom_with_authors_categories_summary_and_takeaw
     assert "Sparse attention halves the cost." in entry.summary and "An abstract." in entry.summary
     assert entry.link == "http://127.0.0.1:8000/papers/2611.00001/"
     revision = next(e for e in feed.entries if "Old learning paper" in e.title)
-    # The entry carries the card's badge, as the trail page shows it (unread since v1: still "new").
-    card = card_of(alice, "2611.00002")
-    badge = "New paper" if card.kind == "new" else "Revision"
-    assert revision.title.startswith(f"[{badge} · v2]") and revision.id.endswith("2611.00002v2")
+    # The entry carries the version's badge, as every page shows it (harvest.badges).
+    assert revision.title.startswith("[Revision · v2]") and revision.id.endswith("2611.00002v2")
+
+
+@pytest.mark.parametrize(
+    ("language", "titles"),
+    [
+        (
+            "en",
+            {
+                "Archival learning paper": "[Archival · published 2016-03] Archival learning paper",
+                "Sparse attention": "[New paper · v1] Sparse attention for long documents",
+                "Old learning paper": "[Revision · v2] Old learning paper",
+                "Arrived at its second": "[Revision · v2] Arrived at its second version",
+            },
+        ),
+        (
+            "zh-hans",
+            {
+                "Archival learning paper": "[历史论文 · 2016-03 发布] Archival learning paper",
+                "Sparse attention": "[新论文 · v1] Sparse attention for long documents",
+                "Old learning paper": "[修订 · v2] Old learning paper",
+                "Arrived at its second": "[修订 · v2] Arrived at its second version",
+            },
+        ),
+    ],
+)
+def test_entries_carry_the_pages_badges_not_the_trails_event_kind(alice, language, titles):
+    """A back-fill's 2016 paper is archival in the feed as on the trail; a
+    paper read since v1 is a revision at v2 whatever its card's event."""
+    alice.language = language
+    alice.save(update_fields=["language"])
+    backfilled_and_gapped()
+    feed = feedparser.parse(Client().get(_trail_url(alice)).content)
+    assert not feed.bozo, feed.bozo_exception
+    found = {key: entry.title for entry in feed.entries for key in titles if key in entry.title}
+    assert found == titles
 
 
 def test_a_follow_feed_holds_that_follows_matches_only(alice):
@@ -111,7 +144,7 @@ def test_a_rotated_secret_gives_404_and_the_new_one_works(alice):
 def test_a_feed_request_makes_a_fixed_number_of_queries(alice, django_assert_max_num_queries):
     url = _trail_url(alice)
     # The secret's user; the reader's follows, exclusions and mark; the
-    # matches, other versions and card states of two windows; scores, papers
-    # and readings: the same however many entries.
-    with django_assert_max_num_queries(11):
+    # matches, other versions and card states of two windows; scores, papers,
+    # readings and the versions' badges: the same however many entries.
+    with django_assert_max_num_queries(12):
         assert Client().get(url).status_code == 200

@@ -123,7 +123,7 @@ def test_a_post_of_none_too_many_or_papers_not_offered_is_a_400_naming_papers(
     response = reader_client.post(URL, {"papers": picked})
     assert response.status_code == 400
     body = response.content.decode()
-    assert f"papers: {expected}" in body
+    assert f"Papers you pick: {expected}" in body  # named as the page names its picks, not the parameter
     assert sorted(_offered(body)) == day["today"]  # the page again, to pick anew
     assert set(re.findall(r'value="([^"]+)" checked', body)) == set(picked) & set(day["today"])
     assert not Rating.objects.filter(user=reader).exists()
@@ -132,7 +132,8 @@ def test_a_post_of_none_too_many_or_papers_not_offered_is_a_400_naming_papers(
 def test_a_bad_day_is_a_400_naming_it(reader_client, day):
     for params in ({"day": "soon"}, {"day": "2026-12-05"}):
         response = reader_client.get(URL, params)
-        assert response.status_code == 400 and "day:" in response.content.decode()
+        body = response.content.decode()
+        assert response.status_code == 400 and "arXiv 公告日：" in body and "day:" not in body
     assert reader_client.post(URL, {"papers": day["today"][:1], "day": "soon"}).status_code == 400
     assert not Rating.objects.exists()
 

@@ -170,7 +170,8 @@ def test_an_unknown_sort_is_a_400_naming_the_parameter(api, client, signals, sor
     assert response.status_code == 400
     assert "sort" in response.json()["errors"] and response.json()["detail"].startswith("sort: ")
     page = client.get("/papers/", {"sort": sort})
-    assert page.status_code == 400 and "sort:" in page.content.decode()
+    # The API names the parameter; the page names the field as its form labels it.
+    assert page.status_code == 400 and "排序：" in page.content.decode() and "sort:" not in page.content.decode()
 
 
 # --- badges -----------------------------------------------------------------------------

@@ -76,7 +76,9 @@ def test_saving_through_htmx_answers_the_controls_and_keeps_their_ids(reader_cli
     assert sorted(Tag.objects.values_list("name", flat=True)) == ["Graphs", "rl", "图神经网络"]
     assert 'value="Graphs, rl, 图神经网络"' in html
     bad = reader_client.post(url, {"state": "skimmed"}, **HX)
-    assert bad.status_code == 200 and "state: 请使用 to_read、reading 或 read。" in bad.content.decode()
+    assert bad.status_code == 200 and "阅读状态：请使用 to_read、reading 或 read。" in bad.content.decode()
+    long_note = reader_client.post(url, {"action": "save", "note": "x" * 50_001}, **HX).content.decode()
+    assert "私人笔记（Markdown，TeX 写在 $…$ 中）：" in long_note and "note:" not in long_note
     html = reader_client.post(url, {"action": "remove"}, **HX).content.decode()
     assert f'id="record-{pk}-toggle" data-action="save"' in html and not Record.objects.exists()
 
@@ -175,7 +177,15 @@ def test_bulk_actions_change_the_selection_of_the_owners_records_only(reader_cli
     reader_client.post("/records/bulk/", {"bulk": "remove", "record": [mine[0], theirs]})
     assert Record.objects.filter(pk=theirs).exists() and not Record.objects.filter(pk=mine[0]).exists()
     response = reader_client.post("/records/bulk/", {"bulk": "state", "state": "x", "record": [mine[1]]}, follow=True)
-    assert "state: 请使用 to_read、reading 或 read。" in response.content.decode()
+    # Each refusal names the field as the bulk form labels it, never the parameter.
+    assert "状态：请使用 to_read、reading 或 read。" in response.content.decode()
+    assert "state:" not in response.content.decode()
+    for post, named in (
+        ({"bulk": "tag", "tag": "", "record": [mine[1]]}, "标签：请给出标签名"),
+        ({"bulk": "archive", "record": [mine[1]]}, "操作："),
+        ({"bulk": "remove"}, "选择：请至少选择一篇论文"),
+    ):
+        assert named in reader_client.post("/records/bulk/", post, follow=True).content.decode()
 
 
 def test_tags_are_renamed_merged_and_deleted_from_the_records_page(reader_client, reader, library):
@@ -186,7 +196,7 @@ def test_tags_are_renamed_merged_and_deleted_from_the_records_page(reader_client
     clash = reader_client.post(
         "/records/tags/", {"tag": rl.pk, "action": "rename", "name": "reinforcement"}, follow=True
     )
-    assert "name: 你已有同名标签" in clash.content.decode()
+    assert "新名称：你已有同名标签" in clash.content.decode()
     reader_client.post("/records/tags/", {"tag": reinforcement.pk, "action": "merge", "into": rl.pk})
     assert list(Tag.objects.values_list("name", flat=True)) == ["RL"] and rl.records.count() == 2
     other = User.objects.create_user("other", password="x")

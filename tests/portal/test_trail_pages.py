@@ -97,9 +97,10 @@ def test_filters_by_follow_kind_and_unread(reader_client, trail, reader):
     reader_client.post(f"/trail/{item.paper_id}/read/")
     assert cards(reader_client.get("/trail/?unread=1")) == ["2611.00001", "2611.00002"]
     bad = reader_client.get("/trail/?kind=old")
-    assert bad.status_code == 400 and "kind: " in bad.content.decode()
-    assert reader_client.get("/trail/?follow=x").status_code == 400
-    assert reader_client.get("/trail/?cursor=!!").status_code == 400
+    assert bad.status_code == 400 and "类型：" in bad.content.decode()  # as the filter labels it
+    for query, named in (("follow=x", "关注："), ("cursor=!!", "翻页："), ("order=top", "排序：")):
+        refused = reader_client.get(f"/trail/?{query}")
+        assert refused.status_code == 400 and named in refused.content.decode(), query
     stranger = Follow.objects.create(user=User.objects.create_user("x"), kind="query", name="n", value={})
     assert reader_client.get(f"/trail/?follow={stranger.pk}").status_code == 404
 
@@ -138,13 +139,35 @@ def test_marks_read_up_to_dismiss_and_undo(reader_client, trail, reader):
     assert response.status_code == 302 and response["Location"] == f"/trail/?unread=1#t{middle.paper_id}"
     assert unread_arxiv_ids(reader) == ["2611.00001"]
     assert reader_client.post("/trail/read/", {"up_to": "yesterday"}).status_code == 302
+    refused = reader_client.get("/trail/").content.decode()
+    assert "到此处全部标为已读：请给出足迹卡片的时间。" in refused and "up_to:" not in refused
+    order = reader_client.post("/trail/order/", {"order": "top"}, follow=True).content.decode()
+    assert "排序：请使用 for_you 或 newest。" in order
     assert reader_client.post("/trail/read/", {"next": "https://elsewhere.example/"})["Location"] == "/trail/"
-    dismissed = reader_client.post(f"/trail/{middle.paper_id}/dismiss/")
-    assert dismissed["Location"] == f"/trail/?undo={middle.paper_id}"
+    # "Not interested" goes back to the same view, its undo where the card was:
+    # before the card that followed it (the form names it), or after the last.
+    first, last = card_of(reader, "2611.00001"), card_of(reader, "2611.00002")
+    page = reader_client.get("/trail/?order=newest").content.decode()
+    form = page.split(f'action="/trail/{middle.paper_id}/dismiss/"')[1].split("</form>")[0]
+    assert 'name="next" value="/trail/?order=newest"' in form and f'name="at" value="{last.paper_id}"' in form
+    dismissed = reader_client.post(
+        f"/trail/{middle.paper_id}/dismiss/", {"next": "/trail/?order=newest&undo=1", "at": last.paper_id}
+    )
+    assert dismissed["Location"] == f"/trail/?order=newest&undo={middle.paper_id}&at={last.paper_id}#undo"
     page = reader_client.get(dismissed["Location"])
-    assert cards(page) == ["2611.00001", "2611.00002"] and "已移出足迹" in page.content.decode()
-    assert reader_client.post(f"/trail/{middle.paper_id}/undismiss/").status_code == 302
+    html = page.content.decode()
+    assert cards(page) == ["2611.00001", "2611.00002"] and "已移出足迹" in html
+    assert html.index(f'id="t{first.paper_id}"') < html.index('id="undo"') < html.index(f'id="t{last.paper_id}"')
+    undo_next = html.split('id="undo"')[1].split('name="next" value="')[1].split('"')[0]
+    assert undo_next == "/trail/?order=newest"
+    undone = reader_client.post(f"/trail/{middle.paper_id}/undismiss/", {"next": undo_next})
+    assert undone["Location"] == f"/trail/?order=newest#t{middle.paper_id}"
     assert cards(reader_client.get("/trail/")) == ["2611.00001", "2611.00003", "2611.00002"]
+    # The last card has none after it: its undo follows the cards; a foreign `next` is the trail.
+    dismissed = reader_client.post(f"/trail/{last.paper_id}/dismiss/", {"next": "https://elsewhere.example/"})
+    assert dismissed["Location"] == f"/trail/?undo={last.paper_id}#undo"
+    html = reader_client.get(dismissed["Location"]).content.decode()
+    assert html.index(f'id="t{middle.paper_id}"') < html.index('id="undo"') < html.index('class="pager"')
 
 
 def test_read_up_to_here_on_cards_of_one_harvest_marks_this_card_and_those_after_it(reader_client, reader):

@@ -3,17 +3,19 @@ real harvest and matcher, for the delivery tests."""
 
 from __future__ import annotations
 
-from datetime import date
+from datetime import UTC, date, datetime
 
 from accounts.follows.models import Follow
 from accounts.follows.services import follow_create
 from accounts.models import User
 from harvest.models import Announcement, Version
+from harvest.source_records import VersionRecord
 from tests.accounts.conftest import ago, harvest, record
 from tests.factories import reading
 
 # A Tuesday listing (announced Monday 30 November 2026, 20:00 US Eastern).
 DAY = date(2026, 12, 1)
+MARCH_2016 = datetime(2016, 3, 9, 12, tzinfo=UTC)
 
 
 def reader(name: str, *, language: str = "en", time_zone: str = "Asia/Shanghai") -> User:
@@ -50,6 +52,19 @@ def day_of_papers() -> None:
     reading(
         version, written_at=ago(hours=1), takeaway="Sparse attention halves the cost.", zh_takeaway="稀疏注意力省一半"
     )
+
+
+def backfilled_and_gapped() -> None:
+    """A March 2016 cs.LG paper a back-fill stores today (archival, never new)
+    and a cs.LG paper that arrived at v2 without its v1 (a revision whose
+    earlier version is not stored)."""
+    harvest(
+        record("1603.00001", title="Archival learning paper", categories=["cs.LG"], first_submitted=MARCH_2016),
+        at=ago(hours=3),
+    )
+    gapped = record("2611.00005", title="Arrived at its second version", categories=["cs.LG"])
+    gapped.versions = [VersionRecord(number=2, submitted=ago(days=1), size="1kb", source_type="D")]
+    harvest(gapped, at=ago(hours=3))
 
 
 def announce(day: date = DAY) -> Announcement:

@@ -88,6 +88,17 @@ def test_badges_say_archival_and_lead_only_to_diffs_that_exist(live_server, rese
         expect(gapped.locator(".trail-head")).to_contain_text(texts["revision"])
         expect(gapped.locator("[data-diff=not_stored]")).to_have_text(texts["not_stored"])
         expect(gapped.locator("[data-what-changed]")).to_have_count(0)
+        # An archival badge has its own quiet style, neither a new paper's nor a revision's.
+        style = "e => getComputedStyle(e).backgroundColor + ' ' + getComputedStyle(e).color"
+        quiet = archival.locator("[data-badge-kind=archival]").evaluate(style)
+        others = {
+            gapped.locator(".badge--revision").evaluate(style),
+            page.evaluate(
+                "() => { const b = document.createElement('span'); b.className = 'badge'; document.body.append(b);"
+                " return getComputedStyle(b).backgroundColor + ' ' + getComputedStyle(b).color; }"
+            ),
+        }
+        assert quiet not in others and len(others) == 2
         screenshot(page, f"dates-trail-{language}", full_page=False)
         # The revision's link leads to its diff on the paper's page.
         revised = page.locator("[data-item]").filter(has=page.locator('[data-arxiv-id="2612.00002"]'))

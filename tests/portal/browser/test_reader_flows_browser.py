@@ -1,7 +1,8 @@
 """Flows that respect the reader, in a real browser, in both languages, at
 1280 and 390 px: far down a trail of 30 cards, "mark as read" and "up to
 here" leave the reader where they were (the cards swap in place, the
-unread count with them) and "mark all" reads the rest; the order in use
+unread count with them) and "mark all" reads the rest; "not interested"
+leaves its undo where the card was; the order in use
 looks pressed; an empty trail leads to a new follow, the author form waits
 for a name, and a topic's threshold is said in words."""
 
@@ -114,6 +115,47 @@ def test_marks_keep_the_readers_place_and_the_order_in_use_looks_pressed(live_se
         expect(page.locator("#nav-trail .nav-count")).to_have_count(0)
         overflow = page.evaluate("document.documentElement.scrollWidth - document.documentElement.clientWidth")
         assert overflow <= 0
+    watch.assert_clean()
+
+
+@pytest.mark.parametrize("viewport", sorted(VIEWPORTS))
+@pytest.mark.parametrize("language", ["zh-hans", "en"])
+def test_not_interested_keeps_the_readers_place_with_its_undo_where_the_card_was(
+    live_server, long_trail, language, viewport
+):
+    def prepare() -> str:
+        cookie, user = _signed_in("reader", language)
+        follow_create(user=user, kind="category", value={"code": "cs.LG"}, name="Learning")
+        return cookie
+
+    cookie = in_thread(prepare)
+    with browser_page(viewport=VIEWPORTS[viewport]) as (page, watch):
+        page.context.add_cookies([{"name": settings.SESSION_COOKIE_NAME, "value": cookie, "url": live_server.url}])
+        page.goto(f"{live_server.url}/trail/?order=newest")
+        cards = page.locator(".trail-item")
+        expect(cards).to_have_count(20)
+        target, after = cards.nth(12), cards.nth(13)
+        title, following = target.locator(".paper-card__title").inner_text(), after.get_attribute("id")
+        dismissed = target.get_attribute("id")
+        target.scroll_into_view_if_needed()
+        assert page.evaluate("window.scrollY") > 1000
+        before = _top(target)
+        target.locator("[data-action=dismiss]").click()
+        # The card is gone; its undo stands where it was, just before the card that followed it.
+        undo = page.locator("#undo")
+        expect(undo).to_contain_text(title)
+        expect(page.locator(f"#{dismissed}")).to_have_count(0)
+        assert page.evaluate("document.getElementById('undo').nextElementSibling.id") == following
+        assert abs(_top(undo) - before) <= 2 and page.evaluate("window.scrollY") > 1000
+        assert page.evaluate("document.activeElement.dataset.action") == "undo"
+        screenshot(page, f"trail-dismissed-{language}-{viewport}", full_page=False)
+        # Undo brings the card back where the banner was, the page still far down.
+        undo.locator("[data-action=undo]").click()
+        expect(page.locator("#undo")).to_have_count(0)
+        expect(page.locator(".trail-item").nth(12)).to_have_id(dismissed)
+        assert page.locator(".trail-item").nth(13).get_attribute("id") == following
+        assert page.evaluate("window.scrollY") > 1000
+        assert page.locator(".trail-item").nth(12).evaluate("el => el.getBoundingClientRect().bottom") > 0
     watch.assert_clean()
 
 

@@ -139,3 +139,30 @@ def test_hostile_notes_and_tags_never_run(live_server, library):
         assert "<script>window.__xss" in page.locator("[data-note]").inner_text()
         screenshot(page, "records-xss")
     assert watch.dialogs == [] and watch.page_errors == [] and watch.outside_requests == []
+
+
+BULK_REFUSALS = {
+    "zh-hans": {"none": "选择：请至少选择一篇论文。", "tag": "标签：请给出标签名。"},
+    "en": {"none": "Select: Select at least one paper.", "tag": "Tag: Give a tag name."},
+}
+
+
+@pytest.mark.parametrize("language", ["zh-hans", "en"])
+def test_a_refused_bulk_action_names_the_field_as_the_form_labels_it(live_server, library, language):
+    """Apply with nothing selected, then add an empty tag: each refusal names
+    the bulk form's field by its label, never the parameter (record, tag)."""
+    base, refused = live_server.url, BULK_REFUSALS[language]
+    cookie = signed_in(language)
+    record_save(user=User.objects.get(username="researcher"), paper=Paper.objects.get(arxiv_id="2611.00101"))
+    with browser_page() as (page, watch):
+        open_as(page, base, cookie, language)
+        page.goto(f"{base}/records/")
+        page.locator("#bulk-action").select_option("tag")
+        page.locator("[data-action=bulk]").click()
+        expect(page.locator("main")).to_contain_text(refused["none"])
+        page.locator("input[name=record]").first.check()
+        page.locator("#bulk-action").select_option("tag")
+        page.locator("[data-action=bulk]").click()
+        expect(page.locator("main")).to_contain_text(refused["tag"])
+        assert "record:" not in page.locator("main").inner_text() and "tag:" not in page.locator("main").inner_text()
+    watch.assert_clean()
