@@ -23,6 +23,7 @@ from harvest.search_floor import close_count, is_close, splits_by_closeness
 from harvest.search_syntax import looks_like_a_name
 from harvest.selectors import version_change
 from portal.arxiv_ids import PaperNotFound, identifier_in, identifier_lookup, paper_named, requested_paper
+from portal.citation_meta import citation_tags
 from portal.forms import saved_filters_query
 from portal.pagination import CursorError, bounded_count, keyset_page
 from portal.selectors import attach_ratings, attach_records, paper_cards, similar_paper_cards
@@ -150,6 +151,7 @@ def paper_page(request: HttpRequest, arxiv_id: str) -> HttpResponse:
         "versions": rows,
         "selected_version": version,
         "similar": similar_paper_cards(detail.paper),
+        "citation_tags": citation_tags(paper=detail.paper, versions=detail.versions, shown=version),
         **_owner_record(request, detail),
         **rating_controls_context(request, detail.paper),
     }
