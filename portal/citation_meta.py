@@ -1,7 +1,7 @@
 """The citation meta tags of a paper page (`citation_*`, Google Scholar's
 HighWire names), read by Zotero's browser connector (its Embedded Metadata
 translator) and by Scholar. The set and formats follow what arXiv's own
-abstract pages emit (arXiv/arxiv-browse, browse/formatting/metatags.py), for
+abstract pages emit (the metatags formatter of the arxiv-browse repository), for
 the version the page shows; the template escapes every value."""
 
 from __future__ import annotations
