@@ -13,7 +13,8 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_POST
 
 from accounts.recommend.services import paper_opened
-from accounts.records.selectors import record_get
+from accounts.records.selectors import paper_citation, record_get
+from accounts.records.types import CONTENT_TYPES, SUFFIXES
 from accounts.trail.selectors import trail_unread_total
 from harvest.filters import MODE_CHOICES, SORT_CHOICES, SORT_POPULAR, SORT_RELEVANCE, PaperFilterSet
 from harvest.hybrid import KEYWORD
@@ -203,6 +204,20 @@ def paper_opened_view(request: HttpRequest, arxiv_id: str) -> HttpResponse:
     paper_opened(user=request.user, paper=paper)
     context = {"unread": trail_unread_total(user=request.user), "oob": True}
     return render(request, "portal/_nav_trail_link.html", context)
+
+
+@require_GET
+def paper_cite(request: HttpRequest, arxiv_id: str, format: str) -> HttpResponse:
+    """`/papers/<id>/cite.bib` and `cite.ris`: the paper as a citation file,
+    for anyone, from the writers the research record's export uses."""
+    try:
+        paper = paper_named(arxiv_id)
+    except PaperNotFound as exc:
+        raise Http404(exc.message) from None
+    response = HttpResponse(paper_citation(paper=paper, format=format), content_type=CONTENT_TYPES[format])
+    filename = "arXiv-" + paper.arxiv_id.replace("/", "-") + "." + SUFFIXES[format]
+    response["Content-Disposition"] = f'attachment; filename="{filename}"'
+    return response
 
 
 def _plain(message: str, *, status: int) -> HttpResponse:

@@ -7,7 +7,10 @@ a tag the connector does not read, or reads differently, fails here."""
 
 from datetime import UTC, datetime, timedelta
 
+import bibtexparser
 import pytest
+import rispy
+from bibtexparser import middlewares
 from django.urls import reverse
 from django.utils import timezone
 from lxml import html
@@ -152,3 +155,34 @@ def test_a_paper_without_doi_has_no_doi_tag(client):
     tags = meta_tags(client.get("/papers/2611.00009/").content)
     assert "citation_doi" not in dict(tags)
     assert dict(tags)["citation_pdf_url"] == "https://arxiv.org/pdf/2611.00009v1"
+
+
+def test_the_cite_downloads_read_back_with_bibtexparser_and_rispy(client, accented_paper):
+    bib = client.get(reverse("portal:paper_cite_bibtex", args=["0704.0496"]))
+    assert bib["Content-Type"].startswith("application/x-bibtex")
+    assert bib["Content-Disposition"] == 'attachment; filename="arXiv-0704.0496.bib"'
+    library = bibtexparser.parse_string(
+        bib.content.decode(), append_middleware=[middlewares.SeparateCoAuthors(), middlewares.SplitNameParts()]
+    )
+    [entry] = library.entries
+    assert entry["eprint"] == "0704.0496"
+    assert entry["doi"] == "10.1103/PhysRevC.76.024609"
+    assert [(a.last, a.first) for a in entry["author"]] == [
+        (["Simenel"], ["Cédric"]),
+        (["Chomaz"], ["Philippe"]),
+        (["France"], ["Gilles", "De"]),
+    ]
+    ris = client.get(reverse("portal:paper_cite_ris", args=["0704.0496"]))
+    assert ris["Content-Disposition"] == 'attachment; filename="arXiv-0704.0496.ris"'
+    [entry] = rispy.loads(ris.content.decode())
+    assert entry["type_of_reference"] == "UNPB"
+    assert entry["authors"] == ["Simenel, Cédric", "Chomaz, Philippe", "France, Gilles De"]
+    assert entry["title"].startswith("Fusion process studied")
+    assert entry["doi"] == "10.1103/PhysRevC.76.024609"
+
+
+def test_the_paper_page_links_its_cite_downloads_and_an_unknown_paper_has_none(client, accented_paper):
+    page = html.fromstring(client.get("/papers/0704.0496/").content)
+    assert page.xpath("//a[@data-cite='bibtex']/@href") == ["/papers/0704.0496/cite.bib"]
+    assert page.xpath("//a[@data-cite='ris']/@href") == ["/papers/0704.0496/cite.ris"]
+    assert client.get("/papers/0704.9999/cite.bib").status_code == 404
