@@ -117,6 +117,26 @@ def export_citations(*, user: User, format: str, tag: Tag | None = None, arxiv_i
     return CITATION_FORMATS[format](items)
 
 
+def paper_citation(*, paper: Paper, format: str) -> str:
+    """One paper as a citation file, written by the same writers as a record's
+    export (a paper page's "cite" download, for anyone, saved or not)."""
+    dois = paper.doi.split()
+    item = ExportItem(
+        arxiv_id=paper.arxiv_id,
+        title=paper.title,
+        authors=list(paper.authors),
+        abstract=paper.abstract,
+        primary_category=paper.primary_category or next(iter(paper.categories), ""),
+        categories=list(paper.categories),
+        doi=dois[0] if dois else "",
+        published=paper.published,
+        updated=paper.updated,
+        latest_version=paper.latest_version,
+        tags=[],
+    )
+    return CITATION_FORMATS[format]([item])
+
+
 def _when(value: datetime | None) -> str | None:
     return value.isoformat() if value else None
 

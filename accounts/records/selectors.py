@@ -13,7 +13,7 @@ from django.db.models import Count, Exists, F, OuterRef, Q, QuerySet
 from django.db.models.functions import Lower
 
 from accounts.models import User
-from accounts.records.export import export_choices, export_citations, export_data, tag_get
+from accounts.records.export import export_choices, export_citations, export_data, paper_citation, tag_get
 from accounts.records.models import Record, RecordSearch, RecordTag, Tag
 from accounts.records.notes import render_note
 from harvest.filters import is_postgresql
@@ -24,6 +24,7 @@ __all__ = [
     "export_choices",
     "export_citations",
     "export_data",
+    "paper_citation",
     "record_counts",
     "record_filter",
     "record_get",

@@ -31,6 +31,8 @@ urlpatterns = [
     path("papers/<arxiv_id:arxiv_id>/", papers.paper_page, name="paper_detail"),
     path("papers/<arxiv_id:arxiv_id>/record/", records.record_save_view, name="record_save"),
     path("papers/<arxiv_id:arxiv_id>/opened/", papers.paper_opened_view, name="paper_opened"),
+    path("papers/<arxiv_id:arxiv_id>/cite.bib", papers.paper_cite, {"format": "bibtex"}, name="paper_cite_bibtex"),
+    path("papers/<arxiv_id:arxiv_id>/cite.ris", papers.paper_cite, {"format": "ris"}, name="paper_cite_ris"),
     # The alerts' signed links first: "mail/…" is no arXiv id, but the order makes it certain.
     path("ratings/mail/<str:token>/", ratings.rating_link, name="rating_link"),
     path("ratings/<arxiv_id:arxiv_id>/", ratings.rate, name="rating"),

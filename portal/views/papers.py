@@ -13,7 +13,8 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_POST
 
 from accounts.recommend.services import paper_opened
-from accounts.records.selectors import record_get
+from accounts.records.selectors import paper_citation, record_get
+from accounts.records.types import CONTENT_TYPES, SUFFIXES
 from accounts.trail.selectors import trail_unread_total
 from digests.tasks import search_translation
 from harvest.filters import MODE_CHOICES, SORT_CHOICES, SORT_POPULAR, SORT_RELEVANCE, PaperFilterSet
@@ -24,6 +25,7 @@ from harvest.search_floor import close_count, is_close, splits_by_closeness
 from harvest.search_syntax import looks_like_a_name
 from harvest.selectors import version_change
 from portal.arxiv_ids import PaperNotFound, identifier_in, identifier_lookup, paper_named, requested_paper
+from portal.citation_meta import citation_tags
 from portal.forms import saved_filters_query
 from portal.pagination import CursorError, bounded_count, keyset_page
 from portal.selectors import attach_ratings, attach_records, paper_cards, similar_paper_cards
@@ -154,6 +156,7 @@ def paper_page(request: HttpRequest, arxiv_id: str) -> HttpResponse:
         "versions": rows,
         "selected_version": version,
         "similar": similar_paper_cards(detail.paper),
+        "citation_tags": citation_tags(paper=detail.paper, versions=detail.versions, shown=version),
         **_owner_record(request, detail),
         **rating_controls_context(request, detail.paper),
     }
@@ -205,6 +208,20 @@ def paper_opened_view(request: HttpRequest, arxiv_id: str) -> HttpResponse:
     paper_opened(user=request.user, paper=paper)
     context = {"unread": trail_unread_total(user=request.user), "oob": True}
     return render(request, "portal/_nav_trail_link.html", context)
+
+
+@require_GET
+def paper_cite(request: HttpRequest, arxiv_id: str, format: str) -> HttpResponse:
+    """`/papers/<id>/cite.bib` and `cite.ris`: the paper as a citation file,
+    for anyone, from the writers the research record's export uses."""
+    try:
+        paper = paper_named(arxiv_id)
+    except PaperNotFound as exc:
+        raise Http404(exc.message) from None
+    response = HttpResponse(paper_citation(paper=paper, format=format), content_type=CONTENT_TYPES[format])
+    filename = "arXiv-" + paper.arxiv_id.replace("/", "-") + "." + SUFFIXES[format]
+    response["Content-Disposition"] = f'attachment; filename="{filename}"'
+    return response
 
 
 def _plain(message: str, *, status: int) -> HttpResponse:
