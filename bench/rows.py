@@ -46,8 +46,8 @@ CATEGORY_COLUMNS = ("id", "paper_id", "category", "is_primary")
 PICK_COLUMNS = ("id", "paper_id", "source_id", "featured_on", "upvotes", "url", "first_seen_at", "last_seen_at")
 READING_COLUMNS = columns(
     """
-    id version_id prompt_version status model content input_tokens output_tokens cost_usd created_at written_at
-    error attempts claimed_at
+    id version_id prompt_version status provider model content input_tokens output_tokens cost_usd currency
+    created_at written_at error attempts claimed_at
     """
 )
 PICK_RATE = 0.017  # of AI-related papers since HF_START: about ten a day today
@@ -378,11 +378,13 @@ class ChunkWriter:
                 version_id,
                 world.prompt_version,
                 status,
+                "anthropic" if model else "",
                 model,
                 json.dumps(content),
                 tokens_in,
                 tokens_out,
                 cost,
+                "$",
                 discovered,
                 written_at,
                 error,
