@@ -2,7 +2,7 @@
 console errors, no request to another host, TeX rendered, screenshots saved
 under test-output/screenshots/."""
 
-from datetime import UTC, date, datetime, timedelta
+from datetime import date, timedelta
 
 import pytest
 from django.core.cache import cache
@@ -34,7 +34,10 @@ TEXTS = {
 @pytest.fixture
 def library():
     now = timezone.now()
-    first = datetime(2026, 10, 1, 8, tzinfo=UTC)
+    # arXiv dates each version an hour before the library stores it, so v3 is a
+    # revision; a version stored long after its date would be archival (harvest.badges).
+    first = now - timedelta(days=20, hours=1)
+    gap = timedelta(days=7)
     f.store(
         f.record(
             "2610.04242",
@@ -44,7 +47,7 @@ def library():
             categories=["cs.LG", "cs.CL"],
             authors=["Ada Lovelace", "Alan Turing"],
         ),
-        at=now - timedelta(days=20),
+        at=first + timedelta(hours=1),
     )
     for versions, title in ((2, "Sparse attention in $O(n \\log n)$ time and space"), (3, None)):
         f.store(
@@ -53,11 +56,12 @@ def library():
                 title=title or "Sparse attention in $O(n \\log n)$ time and space",
                 versions=versions,
                 first_submitted=first,
+                version_gap=gap,
                 categories=["cs.LG", "cs.CL"],
                 abstract="We bound the cost by $\\sum_{i=1}^n x_i^2$ and much more.",
                 authors=["Ada Lovelace", "Grace Hopper"],
             ),
-            at=now - timedelta(days=10 - versions * 3),
+            at=first + gap * (versions - 1) + timedelta(hours=1),
         )
     f.store(f.record("2611.00077", title="Graph kernels", categories=["cs.DS"]), at=now - timedelta(hours=3))
     hf = f.source("hf_daily", name="Hugging Face Daily Papers")
