@@ -32,7 +32,6 @@ _OPERATIONS = (
     "incr",
     "set_many",
     "delete_many",
-    "clear",
 )
 # Redis is tried again this long after it failed, so a dead server costs one
 # failed connection per process per pause, not one per call.
@@ -48,6 +47,16 @@ class ResilientRedisCache(RedisCache):
     @property
     def redis_is_down(self) -> bool:
         return time.monotonic() < self._down_until
+
+    def clear(self) -> None:
+        """Both stores: what process memory kept while Redis was away must not
+        come back after a clear when Redis goes away again."""
+        self._fallback.clear()
+        if not self.redis_is_down:
+            try:
+                RedisCache.clear(self)
+            except _UNREACHABLE as exc:
+                self._failed(exc)
 
     def _failed(self, exc: Exception) -> None:
         if not self.redis_is_down:

@@ -97,6 +97,28 @@ def test_with_redis_stopped_the_api_throttle_counts_in_process(client, site_on_o
     assert answers == [200, 200, 200, 429]
 
 
+def test_a_clear_also_forgets_what_process_memory_kept_while_redis_was_away(own_redis, site_on_own_redis):
+    _process, url = own_redis
+    site_on_own_redis.kill()
+    site_on_own_redis.wait()
+    cache.set("stale", "kept in memory")  # Redis is away: process memory keeps it
+    assert cache.redis_is_down and cache.get("stale") == "kept in memory"
+    port = int(url.rsplit(":", 1)[1].split("/")[0])
+    back = subprocess.Popen(
+        [shutil.which("redis-server"), "--port", str(port), "--bind", "127.0.0.1", "--save", ""],
+        stdout=subprocess.DEVNULL,
+    )
+    try:
+        wait_for_port(port, process=back)
+        cache._down_until = 0.0  # the retry pause has run out: Redis is tried again
+        cache.clear()
+        assert not cache.redis_is_down
+    finally:
+        back.kill()
+        back.wait()
+    assert cache.get("stale") is None  # Redis away again: memory must not serve what the clear removed
+
+
 @pytest.fixture(scope="module")
 def site_without_database() -> Iterator[str]:
     """gunicorn serving the site with DATABASE_URL at a port where nothing listens."""
