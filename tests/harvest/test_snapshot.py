@@ -13,7 +13,7 @@ from django.core.management import CommandError, call_command
 from django.db.models import Max
 
 from harvest.models import Author, Authorship, Paper, PaperCategory, Version
-from harvest.source_records import MalformedRecord
+from harvest.source_records import MalformedRecord, parse_arxiv_date
 from harvest.sources.snapshot import parse_snapshot_line
 from tests.replay_server import FIXTURES
 
@@ -188,8 +188,6 @@ def test_gzip_files_are_read_and_a_missing_file_is_a_clear_error(tmp_path: Path)
 
 
 def test_version_dates_match_the_general_rfc822_parser():
-    from harvest.source_records import parse_arxiv_date
-
     for line, entry in zip(SAMPLE_LINES, SOURCE, strict=True):
         record = parse_snapshot_line(line)
         assert [v.submitted for v in record.versions] == [parse_arxiv_date(v["created"]) for v in entry["versions"]]

@@ -82,7 +82,7 @@ def test_compact_cards_are_at_most_two_fifths_as_tall_and_open_in_place(live_ser
         full = library_height(page, base)
         print(f"library page at 1280 px: compact {compact} px, full {full} px ({compact / full:.0%})")
         assert compact <= 0.4 * full, (compact, full)
-        # Issue 38: 40 % of the 11,225 px that full cards took on main.
+        # At most 40 % of the 11,225 px that the default page's full cards once took.
         assert compact <= 4490, compact
         page.context.clear_cookies()
         page.goto(f"{base}/papers/")
