@@ -347,3 +347,7 @@ class AnnouncementAdmin(admin.ModelAdmin):
 
     def has_add_permission(self, request: HttpRequest) -> bool:
         return False
+
+
+# The full-text domain registers its own admin beside its model.
+from harvest.fulltext import admin as fulltext_admin  # noqa: E402, F401

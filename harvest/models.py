@@ -451,3 +451,8 @@ class ReadingEmbedding(StoredVector):
 
     def __str__(self) -> str:
         return f"reading of {self.paper_id} by {self.model}"
+
+
+# The full-text domain keeps its model beside its code; importing it here
+# registers it with the harvest app (and its migrations).
+from harvest.fulltext.models import FullText  # noqa: E402, F401

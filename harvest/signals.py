@@ -7,9 +7,15 @@ The digests app listens to it to write guided readings.
 `versions_embedded` is sent by the embedding task once a harvest page's
 papers have their embeddings, with the page's `version_ids`: accounts
 matches its topic follows then.
+
+`full_texts_wanted` is sent once a day by the full-text selection task, with
+`for_you` (how many of each active researcher's "for you" list to take) and
+`now`: accounts answers with the versions researchers saved and the top of
+their lists, through `harvest.fulltext.services.request_full_text`.
 """
 
 from django.dispatch import Signal
 
 versions_created = Signal()
 versions_embedded = Signal()
+full_texts_wanted = Signal()

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import threading
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -28,6 +28,11 @@ class Reply:
     # Called before the reply is sent; a test can block here to act "between
     # pages" (kill a process, inspect the database) at a precise moment.
     before_send: Callable[[], None] | None = None
+    # A body sent chunk by chunk as the callable yields it (a page that never
+    # ends, a huge file), with `declared_length` as its Content-Length, or none
+    # (the connection closes when the body ends). The client hanging up ends it.
+    stream: Callable[[], Iterator[bytes]] | None = None
+    declared_length: int | None = None
 
 
 @dataclass
@@ -118,6 +123,9 @@ class ReplayServer:
                 reply = server._next_reply(request)
                 if reply.before_send is not None:
                     reply.before_send()
+                if reply.stream is not None:
+                    self._stream(reply)
+                    return
                 self.send_response(reply.status)
                 self.send_header("Content-Type", reply.content_type)
                 self.send_header("Content-Length", str(len(reply.body)))
@@ -125,6 +133,24 @@ class ReplayServer:
                     self.send_header(name, value)
                 self.end_headers()
                 self.wfile.write(reply.body)
+
+            def _stream(self, reply: Reply) -> None:
+                self.send_response(reply.status)
+                self.send_header("Content-Type", reply.content_type)
+                if reply.declared_length is not None:
+                    self.send_header("Content-Length", str(reply.declared_length))
+                else:
+                    self.send_header("Connection", "close")
+                    self.close_connection = True
+                for name, value in reply.headers.items():
+                    self.send_header(name, value)
+                self.end_headers()
+                try:
+                    for chunk in reply.stream():
+                        self.wfile.write(chunk)
+                        self.wfile.flush()
+                except (BrokenPipeError, ConnectionResetError):
+                    self.close_connection = True
 
             do_GET = _serve
             do_POST = _serve

@@ -10,7 +10,8 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 from django.conf import settings
-from django.db.models import Exists, OuterRef, QuerySet
+from django.db.models import Exists, F, OuterRef, QuerySet, Window
+from django.db.models.functions import RowNumber
 
 from accounts.models import User
 from accounts.recommend.models import NotInterested, Rating, Recommendation, RecommenderProfile
@@ -155,3 +156,16 @@ def rating_list(*, user: User, value: int | None = None) -> QuerySet[Rating]:
     if value is not None:
         rows = rows.filter(value=value)
     return rows.select_related("paper").order_by("-updated_at", "-pk")
+
+
+def for_you_top_paper_ids(*, active_since: datetime, per_user: int) -> set[int]:
+    """The best-scored unseen "for you" papers of each researcher who signed
+    in since `active_since`, `per_user` each, as one set (deduplicated)."""
+    if per_user <= 0:
+        return set()
+    ranked = (
+        Recommendation.objects.filter(tag__isnull=True, seen_at__isnull=True, user__last_login__gte=active_since)
+        .annotate(rank=Window(RowNumber(), partition_by=[F("user_id")], order_by=[F("score").desc(), F("id")]))
+        .values("paper_id", "rank")
+    )
+    return {row["paper_id"] for row in ranked if row["rank"] <= per_user}

@@ -6,8 +6,12 @@ from __future__ import annotations
 from django.dispatch import receiver
 
 from accounts.records.revisions import record_revisions_to_trail
+from accounts.records.selectors import saved_paper_ids
 from accounts.trail.signals import versions_matched
 from accounts.trail.types import TrailWriteResult
+from harvest.fulltext.models import FullText
+from harvest.fulltext.services import request_latest_full_texts
+from harvest.signals import full_texts_wanted
 
 
 @receiver(versions_matched, dispatch_uid="records.versions_matched")
@@ -17,3 +21,10 @@ def on_versions_matched(sender, *, events, **kwargs) -> TrailWriteResult:
     written = record_revisions_to_trail(events=events)
     written.hits = written.skipped = 0
     return written
+
+
+@receiver(full_texts_wanted, dispatch_uid="records.full_texts_wanted")
+def on_full_texts_wanted(sender, *, now, **kwargs) -> int:
+    """The full text of every saved paper's latest version (a version read
+    or failed before is not fetched again)."""
+    return request_latest_full_texts(paper_ids=saved_paper_ids(), reason=FullText.Reason.SAVED, now=now)

@@ -158,3 +158,8 @@ def tag_list(*, user: User) -> list[Tag]:
 def record_papers(*, user: User) -> QuerySet[Record]:
     """The ids of the papers in the user's record, as a subquery ("ask within my research record")."""
     return Record.objects.filter(user=user).values("paper_id")
+
+
+def saved_paper_ids() -> set[int]:
+    """Every paper someone saved (the full-text selection reads its latest version)."""
+    return set(Record.objects.values_list("paper_id", flat=True).distinct())

@@ -59,6 +59,12 @@ class PermanentError(SourceError):
         super().__init__(message, transient=False, status=status)
 
 
+class LimitError(TransientError):
+    """A reply over the size cap or past the deadline. Transient for a
+    harvest page (the next run may find it smaller); a caller fetching one
+    fixed file (a paper's PDF) treats it as final."""
+
+
 def _retry_after_seconds(value: str | None) -> float | None:
     if not value:
         return None
@@ -83,15 +89,15 @@ def read_capped(response: requests.Response, *, max_bytes: int, deadline_at: flo
     where = response.url.split("?")[0]
     declared = response.headers.get("Content-Length", "")
     if declared.isdecimal() and "Content-Encoding" not in response.headers and int(declared) > max_bytes:
-        raise TransientError(f"reply from {where} is {int(declared):,} bytes, over the limit of {max_bytes:,}")
+        raise LimitError(f"reply from {where} is {int(declared):,} bytes, over the limit of {max_bytes:,}")
     chunks: list[bytes] = []
     size = 0
     while chunk := response.raw.read1(_CHUNK, decode_content=True):
         size += len(chunk)
         if size > max_bytes:
-            raise TransientError(f"reply from {where} is over the limit of {max_bytes:,} bytes (decoded)")
+            raise LimitError(f"reply from {where} is over the limit of {max_bytes:,} bytes (decoded)")
         if time.monotonic() > deadline_at:
-            raise TransientError(f"reply from {where} still arriving after {deadline:.0f} s")
+            raise LimitError(f"reply from {where} still arriving after {deadline:.0f} s")
         chunks.append(chunk)
     response._content = b"".join(chunks)
 
@@ -99,9 +105,9 @@ def read_capped(response: requests.Response, *, max_bytes: int, deadline_at: flo
 class PoliteSession:
     """One request at a time, at least `delay` seconds apart, with retries.
 
-    `sleep` is injectable so that a caller can observe the waits it asks for;
-    the real one is `time.sleep` (this is pacing towards a remote server, not
-    synchronisation).
+    `sleep` and `clock` are injectable so that a caller can observe the waits
+    it asks for; the real ones are `time.sleep` and `time.monotonic` (this is
+    pacing towards a remote server, not synchronisation).
     """
 
     def __init__(
@@ -116,6 +122,7 @@ class PoliteSession:
         max_bytes: int | None = None,
         deadline: float | None = None,
         sleep: Callable[[float], None] = time.sleep,
+        clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self.delay = settings.ARXIV_REQUEST_DELAY if delay is None else delay
         self.timeout = settings.HTTP_TIMEOUT if timeout is None else timeout
@@ -123,6 +130,7 @@ class PoliteSession:
         self.backoff_base = settings.HTTP_BACKOFF_BASE if backoff_base is None else backoff_base
         self.max_retry_after = settings.HTTP_MAX_RETRY_AFTER if max_retry_after is None else max_retry_after
         self.sleep = sleep
+        self.clock = clock
         self.max_bytes = settings.HTTP_MAX_BYTES if max_bytes is None else max_bytes
         self.deadline = settings.HTTP_DEADLINE if deadline is None else deadline
         self.session = requests.Session()
@@ -146,10 +154,10 @@ class PoliteSession:
 
     def _pace(self) -> None:
         if self._last_request_at is not None and self.delay > 0:
-            wait = self._last_request_at + self.delay - time.monotonic()
+            wait = self._last_request_at + self.delay - self.clock()
             if wait > 0:
                 self.sleep(wait)
-        self._last_request_at = time.monotonic()
+        self._last_request_at = self.clock()
 
     def _backoff(self, attempt: int) -> float:
         return self.backoff_base * (2**attempt) * (1 + random.random() / 2)

@@ -42,6 +42,10 @@ CELERY_TASK_ROUTES = {
     # Embeddings keep a CPU busy for minutes: a queue of their own (an exact
     # name is matched before the patterns).
     "harvest.embed_papers": {"queue": "embed"},
+    # Full text is read from arXiv one request every ARXIV_REQUEST_DELAY
+    # seconds: one worker on its own queue (concurrency 1) keeps that pace.
+    "harvest.fetch_full_texts": {"queue": "fulltext"},
+    "harvest.select_full_texts": {"queue": "fulltext"},
     "digests.embed_readings": {"queue": "embed"},
     "harvest.*": {"queue": "harvest"},
     "digests.*": {"queue": "llm"},
@@ -107,6 +111,12 @@ PORTAL_STATS_MAX_AGE_SECONDS = env_int(
     "PAPERTRAIL_STATS_MAX_AGE_SECONDS", PORTAL_STATS_REFRESH_SECONDS + 30, minimum=PORTAL_STATS_REFRESH_SECONDS
 )
 
+# Full text (harvest/fulltext/): a fetching run every ten minutes and the day's
+# selection (saved, "for you", popular) once a day after the evening's matching.
+FULLTEXT_CRON = env_cron("PAPERTRAIL_CRON_FULLTEXT", "*/10 * * * *")
+FULLTEXT_SELECT_CRON = "50 3 * * *"
+FULLTEXT_SOFT_TIME_LIMIT = 45 * 60
+
 CELERY_BEAT_SCHEDULE = {
     # One check of each source on its own schedule.
     **{
@@ -168,6 +178,16 @@ CELERY_BEAT_SCHEDULE = {
         "task": "digests.drain_backlog",
         "schedule": _DIGESTS_DRAIN_SECONDS,
         "options": {"expires": _DIGESTS_DRAIN_SECONDS * 9 // 10},
+    },
+    "harvest-fetch-full-texts": {
+        "task": "harvest.fetch_full_texts",
+        "schedule": crontab_from(FULLTEXT_CRON),
+        "options": {"expires": expires_for(FULLTEXT_CRON), "queue": "fulltext"},
+    },
+    "harvest-select-full-texts": {
+        "task": "harvest.select_full_texts",
+        "schedule": crontab_from(FULLTEXT_SELECT_CRON),
+        "options": {"expires": 3600, "queue": "fulltext"},
     },
     "portal-overview-stats": {
         "task": "portal.refresh_overview_stats",

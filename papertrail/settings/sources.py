@@ -79,3 +79,27 @@ PAPERTRAIL_PRELOAD_SEARCH_MODELS = env_bool("PAPERTRAIL_PRELOAD_SEARCH_MODELS", 
 # Papers the embedding task takes a run (a harvest page's new versions first,
 # then the backlog, newest first); the rest waits for the next run.
 PAPERTRAIL_EMBED_BATCH = env_int("PAPERTRAIL_EMBED_BATCH", 2000, minimum=1)
+
+# --- Full text (harvest/fulltext/, docs/fulltext.md) ------------------------------
+# arXiv's HTML rendering (LaTeXML) of <id>v<n> is read from PAPERTRAIL_ARXIV_HTML_URL
+# + "/<id>v<n>", the PDF from PAPERTRAIL_ARXIV_PDF_URL + "/<id>v<n>" where there is
+# no HTML; a mirror or a test server may stand in for either.
+PAPERTRAIL_ARXIV_HTML_URL = env_url("PAPERTRAIL_ARXIV_HTML_URL", "https://arxiv.org/html")
+PAPERTRAIL_ARXIV_PDF_URL = env_url("PAPERTRAIL_ARXIV_PDF_URL", "https://arxiv.org/pdf")
+# What is fetched each day besides saved, opened and asked-about papers: the
+# top of each active researcher's "for you" list and the day's most popular.
+PAPERTRAIL_FULLTEXT_FOR_YOU = env_int("PAPERTRAIL_FULLTEXT_FOR_YOU", 20, minimum=0)
+PAPERTRAIL_FULLTEXT_POPULAR = env_int("PAPERTRAIL_FULLTEXT_POPULAR", 20, minimum=0)
+# Bounds on one paper: decoded bytes of a reply (HTML or PDF), PDF pages read,
+# and seconds for a download and again for parsing it.
+PAPERTRAIL_FULLTEXT_MAX_BYTES = env_int("PAPERTRAIL_FULLTEXT_MAX_BYTES", 40 * 1024 * 1024, minimum=1024)
+PAPERTRAIL_FULLTEXT_MAX_PAGES = env_int("PAPERTRAIL_FULLTEXT_MAX_PAGES", 80, minimum=1)
+PAPERTRAIL_FULLTEXT_SECONDS = env_float("PAPERTRAIL_FULLTEXT_SECONDS", 120.0, minimum=1.0)
+# Versions one run of the fetching task takes (each one or two requests,
+# ARXIV_REQUEST_DELAY apart); the rest wait for the next run.
+PAPERTRAIL_FULLTEXT_BATCH = env_int("PAPERTRAIL_FULLTEXT_BATCH", 100, minimum=1)
+# The full-text reader says who it is, beside the harvester's User-Agent.
+PAPERTRAIL_FULLTEXT_USER_AGENT = (
+    f"{HTTP_USER_AGENT} full-text reader: arXiv HTML, else PDF, of the papers its researchers follow, "
+    "one request at a time"
+)

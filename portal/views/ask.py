@@ -19,6 +19,8 @@ from digests.ask.prompt import answer_as_text
 from digests.ask.selectors import ask_get, ask_papers, cited_arxiv_ids, thread_of
 from digests.ask.services import AskRefused, ask_delete
 from digests.models import Ask
+from harvest.fulltext.models import FullText
+from harvest.fulltext.services import request_latest_full_texts
 from harvest.models import Paper
 from portal.api.throttling import ask_wait
 from portal.asking import (
@@ -71,6 +73,9 @@ def ask(request: HttpRequest) -> HttpResponse:
         if exc.retry_after is not None:
             response["Retry-After"] = str(int(exc.retry_after) + 1)
         return response
+    # The papers an answer cites are read whole next (harvest/fulltext/).
+    cited = Paper.objects.filter(arxiv_id__in=cited_arxiv_ids(asked)).values_list("id", flat=True)
+    request_latest_full_texts(paper_ids=list(cited), reason=FullText.Reason.ASKED)
     if asked.user_id is None:
         return _render(request, "portal/ask_detail.html", _thread_context(request, [asked]))
     return redirect("portal:ask_detail", ask_id=asked.thread_id or asked.pk)

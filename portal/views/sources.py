@@ -5,6 +5,7 @@ for staff only."""
 
 from __future__ import annotations
 
+from django.conf import settings
 from django.contrib.auth.decorators import user_passes_test
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
@@ -14,6 +15,7 @@ from accounts.alerts.selectors import mail_configured
 from digests.selectors import llm_status
 from harvest.completeness import announcement_completeness
 from harvest.embeddings.selectors import pending_count
+from harvest.fulltext.selectors import full_text_status
 from harvest.search_index import index_status
 from harvest.selectors import source_progress_list
 from portal.health import broker_up, cache_up
@@ -30,6 +32,9 @@ def _shared(progress: list) -> dict:
         "embeddings_pending": pending_count(),
         "completeness": announcement_completeness(days=COMPLETENESS_DAYS),
         "completeness_days": COMPLETENESS_DAYS,
+        "full_text": full_text_status(),
+        "full_text_for_you": settings.PAPERTRAIL_FULLTEXT_FOR_YOU,
+        "full_text_popular": settings.PAPERTRAIL_FULLTEXT_POPULAR,
     }
 
 

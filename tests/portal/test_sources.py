@@ -173,9 +173,10 @@ def test_sources_page_query_count_is_fixed(client, sources, django_assert_max_nu
     for n in range(10):
         src = f.source(f"extra{n}")
         f.run(src, started_at=timezone.now() - timedelta(hours=1))
-    # 10: the papers that wait for an embedding are counted too, and the
-    # readings per provider and model (written, and failed for invalid replies).
-    with django_assert_max_num_queries(10):
+    # 12: the papers that wait for an embedding are counted too, and the
+    # readings per provider and model (written, and failed for invalid replies),
+    # and the full-text queue (its counts, its latest failures).
+    with django_assert_max_num_queries(12):
         response = client.get("/sources/")
     assert response.status_code == 200
 

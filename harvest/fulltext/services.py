@@ -1,0 +1,201 @@
+"""Writes of the full-text domain: asking for a version's full text, and a
+run that reads the waiting ones from arXiv and records each outcome.
+
+Other apps ask through `request_full_text` (accounts for saved papers and
+"for you", portal for a paper someone asks about); harvest never reads their
+data. A failure is recorded on its version once: one that may pass (arXiv
+busy, no connection) is tried again later, at most `MAX_ATTEMPTS` times, and
+one that will not (too large, too slow, no such file) is final.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterable
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+
+from django.conf import settings
+from django.db import transaction
+from django.db.models import F
+from django.utils import timezone
+
+from harvest.fulltext.fetching import Fetched, FetchFailure, fetch_full_text, make_session
+from harvest.fulltext.models import FullText
+from harvest.models import Paper, Version
+from harvest.sources.http import PoliteSession
+
+logger = logging.getLogger(__name__)
+
+# Someone waiting for the answer first, then the day's selections.
+PRIORITY = {
+    FullText.Reason.ASKED: 1,
+    FullText.Reason.OPENED: 1,
+    FullText.Reason.SAVED: 3,
+    FullText.Reason.FOR_YOU: 5,
+    FullText.Reason.POPULAR: 6,
+}
+MAX_ATTEMPTS = 3
+RETRY_DELAYS = (timedelta(hours=1), timedelta(hours=6))
+# A text read this long ago is asked for again (conditionally: usually a 304)
+# when it is requested, since arXiv re-renders HTML as its converter improves.
+REFRESH_AFTER = timedelta(days=30)
+# A claim older than this was lost with its worker: waiting again.
+STALE_CLAIM = timedelta(hours=1)
+
+
+@dataclass
+class BatchOutcome:
+    read: int = 0
+    unchanged: int = 0
+    failed: int = 0
+    retry_later: int = 0
+    stopped_by_rate_limit: bool = False
+
+    def summary(self) -> str:
+        text = f"{self.read} read, {self.unchanged} unchanged, {self.failed} failed, {self.retry_later} to retry"
+        return text + (" (arXiv asked us to slow down: stopped)" if self.stopped_by_rate_limit else "")
+
+
+@transaction.atomic
+def request_full_text(*, version_ids: Iterable[int], reason: str, now: datetime | None = None) -> int:
+    """Wants the full text of these versions for `reason`; returns how many
+    were queued (new, or a stale text to refresh). A failed version stays
+    failed: asking again does not start a loop."""
+    now = now or timezone.now()
+    reason = FullText.Reason(reason)
+    priority = PRIORITY[reason]
+    ids = set(version_ids)
+    if not ids:
+        return 0
+    existing = {row.version_id: row for row in FullText.objects.select_for_update().filter(version_id__in=ids)}
+    valid = set(Version.objects.filter(id__in=ids - existing.keys()).values_list("id", flat=True))
+    FullText.objects.bulk_create(
+        [
+            FullText(version_id=vid, reasons=[reason], priority=priority, requested_at=now, next_attempt_at=now)
+            for vid in sorted(valid)
+        ],
+        ignore_conflicts=True,
+    )
+    queued = len(valid)
+    for row in existing.values():
+        fields = []
+        if reason not in row.reasons:
+            row.reasons = [*row.reasons, reason]
+            fields.append("reasons")
+        if priority < row.priority:
+            row.priority = priority
+            fields.append("priority")
+        if row.status == FullText.Status.DONE and row.fetched_at and row.fetched_at < now - REFRESH_AFTER:
+            row.status, row.next_attempt_at = FullText.Status.WAITING, now
+            fields += ["status", "next_attempt_at"]
+            queued += 1
+        if fields:
+            row.save(update_fields=fields)
+    return queued
+
+
+def request_latest_full_texts(*, paper_ids: Iterable[int], reason: str, now: datetime | None = None) -> int:
+    """`request_full_text` for the latest version of each paper."""
+    version_ids = Version.objects.filter(paper_id__in=set(paper_ids), number=F("paper__latest_version")).values_list(
+        "id", flat=True
+    )
+    return request_full_text(version_ids=list(version_ids), reason=reason, now=now)
+
+
+def request_popular(*, limit: int, now: datetime | None = None) -> int:
+    """The day's most popular papers (the library's popular sort: the
+    stored popularity of papers updated within its window), latest version."""
+    if limit <= 0:
+        return 0
+    now = now or timezone.now()
+    since = now - timedelta(days=settings.PAPERTRAIL_POPULAR_WINDOW_DAYS)
+    papers = Paper.objects.filter(updated__gte=since, popularity__gt=0).order_by("-popularity", "-id")[:limit]
+    return request_latest_full_texts(
+        paper_ids=list(papers.values_list("id", flat=True)), reason=FullText.Reason.POPULAR, now=now
+    )
+
+
+def _claim(limit: int, now: datetime) -> list[FullText]:
+    FullText.objects.filter(status=FullText.Status.FETCHING, next_attempt_at__lt=now - STALE_CLAIM).update(
+        status=FullText.Status.WAITING
+    )
+    ids = list(
+        FullText.objects.filter(status=FullText.Status.WAITING, next_attempt_at__lte=now)
+        .order_by("priority", "requested_at", "id")
+        .values_list("id", flat=True)[:limit]
+    )
+    claimed = FullText.objects.filter(id__in=ids, status=FullText.Status.WAITING)
+    claimed.update(status=FullText.Status.FETCHING, next_attempt_at=now)
+    return list(
+        FullText.objects.filter(id__in=ids, status=FullText.Status.FETCHING)
+        .select_related("version__paper")
+        .order_by("priority", "requested_at", "id")
+    )
+
+
+def _store(row: FullText, fetched: Fetched, now: datetime) -> None:
+    row.status, row.fetched_at, row.failure, row.error = FullText.Status.DONE, now, "", ""
+    row.attempts = 0
+    fields = ["status", "fetched_at", "failure", "error", "attempts"]
+    if fetched.document is not None:
+        blob = fetched.document.compress()
+        row.document, row.stored_bytes, row.text_chars = blob, len(blob), fetched.document.text_chars
+        row.origin = fetched.origin
+        # The licence arXiv states on the HTML page; for a PDF, the one its
+        # metadata gives for the paper (the same statement, from the listing).
+        row.licence = fetched.document.licence or row.version.paper.license
+        fields += ["document", "stored_bytes", "text_chars", "origin", "licence"]
+    row.etag, row.last_modified = fetched.etag, fetched.last_modified
+    row.save(update_fields=[*fields, "etag", "last_modified"])
+
+
+def record_failure(row: FullText, failure: FetchFailure, now: datetime) -> bool:
+    """Records one failed attempt; True when the version will be tried again."""
+    row.attempts += 1
+    row.failure, row.error = failure.kind, str(failure)[:2000]
+    again = failure.retry and row.attempts < MAX_ATTEMPTS
+    row.status = FullText.Status.WAITING if again else FullText.Status.FAILED
+    row.next_attempt_at = now + RETRY_DELAYS[min(row.attempts, len(RETRY_DELAYS)) - 1] if again else now
+    row.save(update_fields=["attempts", "failure", "error", "status", "next_attempt_at"])
+    logger.info("full text of version %d: %s (%s)", row.version_id, failure.kind, "again later" if again else "final")
+    return again
+
+
+def fetch_waiting(
+    *, limit: int | None = None, session: PoliteSession | None = None, now: datetime | None = None
+) -> BatchOutcome:
+    """Reads up to `limit` waiting versions, one request at a time."""
+    now = now or timezone.now()
+    session = session or make_session()
+    outcome = BatchOutcome()
+    rows = _claim(limit or settings.PAPERTRAIL_FULLTEXT_BATCH, now)
+    for index, row in enumerate(rows):
+        version = row.version
+        try:
+            fetched = fetch_full_text(
+                session,
+                arxiv_id=version.paper.arxiv_id,
+                number=version.number,
+                origin=row.origin if row.document else "",
+                etag=row.etag if row.document else "",
+                last_modified=row.last_modified if row.document else "",
+            )
+        except FetchFailure as failure:
+            if record_failure(row, failure, now):
+                outcome.retry_later += 1
+            else:
+                outcome.failed += 1
+            if failure.kind == "rate_limited":
+                # arXiv asked for a pause: the rest of the run waits for the next one.
+                rest = [r.id for r in rows[index + 1 :]]
+                FullText.objects.filter(id__in=rest).update(status=FullText.Status.WAITING, next_attempt_at=now)
+                outcome.stopped_by_rate_limit = True
+                break
+            continue
+        _store(row, fetched, timezone.now())
+        if fetched.document is None:
+            outcome.unchanged += 1
+        else:
+            outcome.read += 1
+    return outcome
