@@ -143,6 +143,21 @@ VARIABLES: dict[str, Case] = {
         "sentence-transformers:all-MiniLM-L6-v2",
     ),
     "PAPERTRAIL_EMBED_BATCH": Case("500", "s.PAPERTRAIL_EMBED_BATCH", 500),
+    "PAPERTRAIL_ARXIV_HTML_URL": Case(
+        "https://mirror.example.org/html", "s.PAPERTRAIL_ARXIV_HTML_URL", "https://mirror.example.org/html"
+    ),
+    "PAPERTRAIL_ARXIV_PDF_URL": Case(
+        "https://mirror.example.org/pdf", "s.PAPERTRAIL_ARXIV_PDF_URL", "https://mirror.example.org/pdf"
+    ),
+    "PAPERTRAIL_FULLTEXT_FOR_YOU": Case("5", "s.PAPERTRAIL_FULLTEXT_FOR_YOU", 5),
+    "PAPERTRAIL_FULLTEXT_POPULAR": Case("7", "s.PAPERTRAIL_FULLTEXT_POPULAR", 7),
+    "PAPERTRAIL_FULLTEXT_MAX_BYTES": Case("2048", "s.PAPERTRAIL_FULLTEXT_MAX_BYTES", 2048),
+    "PAPERTRAIL_FULLTEXT_MAX_PAGES": Case("12", "s.PAPERTRAIL_FULLTEXT_MAX_PAGES", 12),
+    "PAPERTRAIL_FULLTEXT_SECONDS": Case("30", "s.PAPERTRAIL_FULLTEXT_SECONDS", 30.0),
+    "PAPERTRAIL_FULLTEXT_BATCH": Case("25", "s.PAPERTRAIL_FULLTEXT_BATCH", 25),
+    "PAPERTRAIL_CRON_FULLTEXT": Case(
+        "*/30 * * * *", f"cron({_BEAT}['harvest-fetch-full-texts']['schedule'])", "*/30 * * * *"
+    ),
     "PAPERTRAIL_PRELOAD_SEARCH_MODELS": Case("0", "s.PAPERTRAIL_PRELOAD_SEARCH_MODELS", False),
     "PAPERTRAIL_SUMMARY_COLLECT_SECONDS": Case("300", f"{_BEAT}['digests-collect-batches']['schedule']", 300),
     "PAPERTRAIL_SUMMARY_DRAIN_SECONDS": Case("1800", f"{_BEAT}['digests-drain-backlog']['schedule']", 1800),

@@ -1,5 +1,5 @@
-"""/sources/ shows the full-text queue and its failures in words; staff also
-see each failure's exception text, escaped."""
+"""/sources/ shows the full-text queue and its failures in words, in Chinese
+first and in English; staff also see each failure's exception text, escaped."""
 
 from __future__ import annotations
 
@@ -26,7 +26,9 @@ def test_the_queue_and_its_failures_are_told_in_words(client, db):
     busy = FullText.objects.get(version_id=ids[1])
     record_failure(busy, FetchFailure("unavailable", "HTML: HTTP 502 from arxiv.org", retry=True), now)
 
-    page = block(client.get("/sources/").content.decode())
+    chinese = block(client.get("/sources/").content.decode())
+    assert "论文全文" in chinese and "文件超过本站读取的大小上限，未读取。" in chinese
+    page = block(client.get("/sources/", headers={"cookie": "django_language=en"}).content.decode())
     assert 'data-waiting="2"' in page and 'data-failed="1"' in page
     assert "The file is larger than the site reads; it was not read." in page
     assert "not tried again" in page
@@ -37,5 +39,6 @@ def test_the_queue_and_its_failures_are_told_in_words(client, db):
 
     User.objects.create_user("ops", password="x", is_staff=True)
     client.login(username="ops", password="x")
+    client.cookies["django_language"] = "en"
     staff = block(client.get("/sources/operator/").content.decode())
     assert "PDF: reply from x is 524,288,000 bytes &lt;b&gt;" in staff
