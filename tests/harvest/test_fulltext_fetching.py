@@ -15,12 +15,14 @@ import time
 from datetime import timedelta
 
 import pytest
+from django.core.cache import cache
 from django.utils import timezone
 
 from harvest.fulltext.fetching import make_session
 from harvest.fulltext.models import FullText
 from harvest.fulltext.selectors import full_text_document
 from harvest.fulltext.services import fetch_waiting, request_full_text
+from harvest.fulltext.tasks import LOCK, fetch_full_texts
 from harvest.models import Paper
 from tests.factories import record, store, version
 from tests.replay_server import Reply, fixture_bytes
@@ -227,3 +229,20 @@ def test_a_passing_failure_is_tried_again_later_and_at_most_three_times(arxiv, c
     assert (row(vid).status, row(vid).attempts) == ("failed", 3)
     fetch_waiting(session=session(clock, max_retries=0), now=now + timedelta(days=3))
     assert len(arxiv.requests_to("/html/2601.00010v1")) == 3
+
+
+def test_the_tasks_run_on_their_own_queue_on_a_schedule_that_expires(settings):
+    entry = settings.CELERY_BEAT_SCHEDULE["harvest-fetch-full-texts"]
+    assert entry["options"]["queue"] == "fulltext" and entry["options"]["expires"] > 0
+    assert settings.CELERY_TASK_ROUTES["harvest.fetch_full_texts"] == {"queue": "fulltext"}
+    assert settings.CELERY_BEAT_SCHEDULE["harvest-select-full-texts"]["options"]["queue"] == "fulltext"
+
+
+def test_two_runs_never_overlap(arxiv):
+    (vid,) = wanted("2601.00011")
+    cache.add(LOCK, "1", timeout=60)
+    try:
+        assert fetch_full_texts() == "another run is reading"
+    finally:
+        cache.delete(LOCK)
+    assert row(vid).status == "waiting" and arxiv.requests == []
