@@ -10,13 +10,14 @@ SALT = "papertrail.groups.invite"
 
 
 def invite_token(*, group_id: int, invite_id: int, nonce: str) -> str:
-    return signing.dumps({"g": group_id, "i": invite_id, "n": nonce}, salt=SALT)
+    """The same link every time it is shown (no time stamp: the row keeps the expiry)."""
+    return signing.Signer(salt=SALT).sign_object({"g": group_id, "i": invite_id, "n": nonce})
 
 
 def invite_token_parts(token: str) -> tuple[int, int, str] | None:
     """(group id, invite id, nonce) of a well-signed token, else None."""
     try:
-        found = signing.loads(token, salt=SALT)
+        found = signing.Signer(salt=SALT).unsign_object(token)
     except signing.BadSignature:
         return None
     if not isinstance(found, dict):

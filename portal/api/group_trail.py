@@ -95,15 +95,18 @@ class GroupFollowDetailView(APIView):
         summary="Stop a group's follow (its owner)",
         parameters=[
             GROUP_ID_PARAMETER,
-            OpenApiParameter("follow_id", OpenApiTypes.INT, OpenApiParameter.PATH, description="The follow's id."),
+            OpenApiParameter(
+                "group_follow_id", OpenApiTypes.INT, OpenApiParameter.PATH, description="The group's follow's id."
+            ),
         ],
         responses={204: None, **GROUP_RESPONSES},
     )
-    def delete(self, request: Request, group_id: int, follow_id: int) -> Response:
+    def delete(self, request: Request, group_id: int, group_follow_id: int) -> Response:
         membership = owner_of(request, group_id)
-        follow = group_follow_get(group_id=membership.group.pk, follow_id=follow_id) if follow_id <= MAX_ID else None
+        found = group_follow_id <= MAX_ID
+        follow = group_follow_get(group_id=membership.group.pk, follow_id=group_follow_id) if found else None
         if follow is None:
-            raise NotFoundParameter({"follow_id": [_("The group has no follow with this id.")]})
+            raise NotFoundParameter({"group_follow_id": [_("The group has no follow with this id.")]})
         follow_delete(follow=follow)
         return Response(status=status.HTTP_204_NO_CONTENT)
 

@@ -183,21 +183,21 @@ class MemberDetailView(APIView):
         "their access ends at once.",
         parameters=[
             GROUP_ID_PARAMETER,
-            OpenApiParameter("user_id", OpenApiTypes.INT, OpenApiParameter.PATH, description="A member's user id."),
+            OpenApiParameter("member_id", OpenApiTypes.INT, OpenApiParameter.PATH, description="A member's user id."),
         ],
         responses={204: None, **GROUP_RESPONSES},
     )
-    def delete(self, request: Request, group_id: int, user_id: int) -> Response:
+    def delete(self, request: Request, group_id: int, member_id: int) -> Response:
         membership = member_of(request, group_id)
-        if user_id == request.user.pk:
+        if member_id == request.user.pk:
             try:
                 group_leave(membership=membership)
             except ValidationError as error:
                 raise _named(error) from None
             return Response(status=status.HTTP_204_NO_CONTENT)
         owner_of(request, group_id)
-        if user_id > MAX_ID or not member_remove(group=membership.group, user_id=user_id):
-            raise NotFoundParameter({"user_id": [_("No member of this group has this id.")]})
+        if member_id > MAX_ID or not member_remove(group=membership.group, user_id=member_id):
+            raise NotFoundParameter({"member_id": [_("No member of this group has this id.")]})
         return Response(status=status.HTTP_204_NO_CONTENT)
 
 

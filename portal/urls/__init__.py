@@ -60,15 +60,19 @@ urlpatterns = [
     path("groups/<int:group_id>/rename/", groups.group_rename_view, name="group_rename"),
     path("groups/<int:group_id>/delete/", groups.group_delete_view, name="group_delete"),
     path("groups/<int:group_id>/leave/", groups.group_leave_view, name="group_leave"),
-    path("groups/<int:group_id>/members/<int:user_id>/remove/", groups.group_member_remove, name="group_member_remove"),
-    path("groups/<int:group_id>/members/<int:user_id>/owner/", groups.group_owner_transfer, name="group_owner"),
+    path(
+        "groups/<int:group_id>/members/<int:member_id>/remove/", groups.group_member_remove, name="group_member_remove"
+    ),
+    path("groups/<int:group_id>/members/<int:member_id>/owner/", groups.group_owner_transfer, name="group_owner"),
     path("groups/<int:group_id>/invites/", groups.group_invite_new, name="group_invite_new"),
     path(
         "groups/<int:group_id>/invites/<int:invite_id>/revoke/", groups.group_invite_revoke, name="group_invite_revoke"
     ),
     path("groups/<int:group_id>/follows/", groups.group_follow_new, name="group_follow_new"),
     path(
-        "groups/<int:group_id>/follows/<int:follow_id>/delete/", groups.group_follow_remove, name="group_follow_delete"
+        "groups/<int:group_id>/follows/<int:group_follow_id>/delete/",
+        groups.group_follow_remove,
+        name="group_follow_delete",
     ),
     path("groups/<int:group_id>/trail/", group_trail.group_trail, name="group_trail"),
     path("groups/<int:group_id>/trail/read/", group_trail.group_trail_read, name="group_trail_read"),

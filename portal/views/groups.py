@@ -153,18 +153,18 @@ def group_leave_view(request: HttpRequest, group_id: int) -> HttpResponse:
 
 @login_required
 @require_POST
-def group_member_remove(request: HttpRequest, group_id: int, user_id: int) -> HttpResponse:
+def group_member_remove(request: HttpRequest, group_id: int, member_id: int) -> HttpResponse:
     membership = owner_or_403(request, group_id)
-    if not member_remove(group=membership.group, user_id=user_id):
+    if not member_remove(group=membership.group, user_id=member_id):
         raise Http404(_("No such member."))
     return _detail(request, group_id)
 
 
 @login_required
 @require_POST
-def group_owner_transfer(request: HttpRequest, group_id: int, user_id: int) -> HttpResponse:
+def group_owner_transfer(request: HttpRequest, group_id: int, member_id: int) -> HttpResponse:
     membership = owner_or_403(request, group_id)
-    if not ownership_transfer(group=membership.group, to_user_id=user_id):
+    if not ownership_transfer(group=membership.group, to_user_id=member_id):
         raise Http404(_("No such member."))
     return _detail(request, group_id)
 
@@ -205,9 +205,9 @@ def group_follow_new(request: HttpRequest, group_id: int) -> HttpResponse:
 
 @login_required
 @require_POST
-def group_follow_remove(request: HttpRequest, group_id: int, follow_id: int) -> HttpResponse:
+def group_follow_remove(request: HttpRequest, group_id: int, group_follow_id: int) -> HttpResponse:
     membership = owner_or_403(request, group_id)
-    follow = group_follow_get(group_id=membership.group.pk, follow_id=follow_id)
+    follow = group_follow_get(group_id=membership.group.pk, follow_id=group_follow_id)
     if follow is None:
         raise Http404(_("No such follow."))
     follow_delete(follow=follow)
