@@ -178,3 +178,10 @@ def test_removal_and_deletion_take_the_follows_and_the_trail_state(owner, member
     assert not LabGroup.objects.exists() and not Membership.objects.exists()
     assert not Follow.objects.exists() and not ReaderMatch.objects.exists()
     assert not GroupTrailState.objects.exists() and not GroupTrailReadMark.objects.exists()
+
+
+def test_an_owners_deleted_account_hands_the_group_on_or_takes_it_along(owner, member, lab):
+    alone = group_create(owner=owner, name="Alone")
+    owner.delete()
+    assert membership_get(user=member, group_id=lab.pk).role == Membership.Role.OWNER
+    assert not LabGroup.objects.filter(pk=alone.pk).exists()
