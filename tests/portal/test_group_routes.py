@@ -242,3 +242,16 @@ def test_the_api_group_trail_has_each_members_read_state_and_names_bad_parameter
         content_type="application/json",
     )
     assert made.status_code == 400 and "delivery" in made.json()["errors"]
+
+
+def test_the_trail_page_switches_between_mine_and_the_groups_in_chinese(lab):
+    harvest(record("2611.00001"), at=ago(hours=2))
+    client = client_of(lab["member"])
+    mine = client.get(reverse("portal:trail")).content.decode()
+    group_url = reverse("portal:group_trail", args=[lab["group"].pk])
+    assert 'data-switch="mine"' in mine and f'href="{group_url}"' in mine and "我的" in mine
+    shared = client.get(group_url).content.decode()
+    assert "Secret lab 的足迹" in shared and "2611.00001" in shared and "你有 1 篇未读" in shared
+    # No group, no switch.
+    alone = client_of(lab["outsider"]).get(reverse("portal:trail")).content.decode()
+    assert "data-trail-switch" not in alone
