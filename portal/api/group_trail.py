@@ -52,6 +52,7 @@ class GroupFollowListView(APIView):
     @extend_schema(
         operation_id="groups_follows_list",
         summary="A group's follows",
+        description="The follows the group owns, oldest first; every member reads them.",
         parameters=[GROUP_ID_PARAMETER],
         responses={200: OpenApiResponse(FollowListSerializer, description="The group's follows."), **GROUP_RESPONSES},
     )
@@ -93,6 +94,7 @@ class GroupFollowDetailView(APIView):
     @extend_schema(
         operation_id="groups_follows_delete",
         summary="Stop a group's follow (its owner)",
+        description="Its owner stops one of the group's follows; its cards leave the group's trail.",
         parameters=[
             GROUP_ID_PARAMETER,
             OpenApiParameter(

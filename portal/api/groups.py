@@ -124,6 +124,7 @@ class GroupDetailView(APIView):
     @extend_schema(
         operation_id="groups_retrieve",
         summary="One of your groups",
+        description="The group, with your role in it; 404 for a group you are not in.",
         parameters=[GROUP_ID_PARAMETER],
         responses={200: OpenApiResponse(GroupSerializer, description="The group."), **GROUP_RESPONSES},
     )
@@ -133,6 +134,7 @@ class GroupDetailView(APIView):
     @extend_schema(
         operation_id="groups_rename",
         summary="Rename a group (its owner)",
+        description="Its owner gives the group a new name; a member gets 403. Errors name `name`.",
         parameters=[GROUP_ID_PARAMETER],
         request=GroupWriteSerializer,
         responses={200: OpenApiResponse(GroupSerializer, description="The group."), **GROUP_RESPONSES},
@@ -165,6 +167,7 @@ class MemberListView(APIView):
     @extend_schema(
         operation_id="groups_members_list",
         summary="A group's members",
+        description="Every member of the group with their role, the owner first; members only.",
         parameters=[GROUP_ID_PARAMETER],
         responses={200: OpenApiResponse(MemberListSerializer, description="The members."), **GROUP_RESPONSES},
     )
@@ -207,6 +210,7 @@ class InviteListView(APIView):
     @extend_schema(
         operation_id="groups_invites_list",
         summary="A group's invitation links (its owner)",
+        description="The group's invitation links that still hold, newest first; its owner only.",
         parameters=[GROUP_ID_PARAMETER],
         responses={200: OpenApiResponse(InviteListSerializer, description="Links that still hold."), **GROUP_RESPONSES},
     )
@@ -240,6 +244,7 @@ class InviteDetailView(APIView):
     @extend_schema(
         operation_id="groups_invites_revoke",
         summary="Revoke an invitation link (its owner)",
+        description="The link stops working at once; those who joined through it stay.",
         parameters=[
             GROUP_ID_PARAMETER,
             OpenApiParameter("invite_id", OpenApiTypes.INT, OpenApiParameter.PATH, description="The invite's id."),
