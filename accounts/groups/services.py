@@ -12,6 +12,7 @@ from datetime import datetime, timedelta
 
 from django.core.exceptions import ValidationError
 from django.db import transaction
+from django.db.models import F
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
@@ -113,7 +114,7 @@ def invite_accept(*, user: User, token: str, now: datetime | None = None) -> Mem
         group_id=invite.group_id, user=user, defaults={"role": Membership.Role.MEMBER, "joined_at": now}
     )
     if created:
-        GroupInvite.objects.filter(pk=invite.pk).update(uses=invite.uses + 1)
+        GroupInvite.objects.filter(pk=invite.pk).update(uses=F("uses") + 1)
     membership.group = invite.group
     return membership
 

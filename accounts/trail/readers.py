@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from django.core.cache import cache
 from django.db import IntegrityError, transaction
-from django.db.models import F
+from django.db.models import F, QuerySet
 
 from accounts.follows.selectors import ReaderFollow, reader_exclusion_keys, reader_follows
 from accounts.trail.models import GroupTrailReadMark, GroupTrailState, TrailProfile, TrailReadMark, TrailState
@@ -54,7 +54,7 @@ class Reader:
         exclusions = reader_exclusion_keys(user_id=user_id)
         return cls(user_id, dict(follows), exclusions, TrailReadMark.objects.filter(user_id=user_id).first())
 
-    def states(self):
+    def states(self) -> QuerySet[TrailState] | QuerySet[GroupTrailState]:
         """The reader's card states: their own trail's, or theirs on the group's."""
         if self.group_id is not None:
             return GroupTrailState.objects.filter(group_id=self.group_id, user_id=self.user_id)

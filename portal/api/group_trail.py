@@ -35,7 +35,7 @@ from portal.api.serializers.me import (
     TrailReadSerializer,
     domain_error_field,
 )
-from portal.api.trail import _trail_cursor, _up_to
+from portal.api.trail import read_bound, trail_cursor
 from portal.selectors import paper_cards
 
 
@@ -154,7 +154,7 @@ class GroupTrailView(APIView):
             follow_id=follow_id,
             kind=kind,
             unread_only=bool_param(request, "unread", False),
-            cursor=_trail_cursor(request, ranked=False),
+            cursor=trail_cursor(request, ranked=False),
             size=page_size_from(request),
         )
         cards = {card.paper.pk: card for card in paper_cards([entry.paper for entry in page.entries])}
@@ -187,6 +187,6 @@ class GroupTrailReadView(APIView):
         if "items" in data:
             marked = trail_mark_read(user=request.user, item_ids=data["items"], group_id=group.pk)
         else:
-            at, item_id = _up_to(data["up_to"])
+            at, item_id = read_bound(data["up_to"])
             marked = trail_mark_read(user=request.user, up_to=at, up_to_item=item_id, group_id=group.pk)
         return Response({"marked": marked, "unread": group_trail_unread_total(user=request.user, group_id=group.pk)})

@@ -252,6 +252,12 @@ def test_the_trail_page_switches_between_mine_and_the_groups_in_chinese(lab):
     assert 'data-switch="mine"' in mine and f'href="{group_url}"' in mine and "我的" in mine
     shared = client.get(group_url).content.decode()
     assert "Secret lab 的足迹" in shared and "2611.00001" in shared and "你有 1 篇未读" in shared
+    assert 'hx-target="#group-trail-cards"' in shared  # marks swap the cards in place
+    item = shared.split('data-item="', 1)[1].split('"', 1)[0]
+    read = client.post(reverse("portal:group_trail_read", args=[lab["group"].pk]), {"item": item})
+    assert read.status_code == 302 and read.url.endswith(f"#t{item}")
+    assert "你有 0 篇未读" in client.get(group_url).content.decode()
+    assert "你有 1 篇未读" in client_of(lab["owner"]).get(group_url).content.decode()
     # No group, no switch.
     alone = client_of(lab["outsider"]).get(reverse("portal:trail")).content.decode()
     assert "data-trail-switch" not in alone
