@@ -9,6 +9,7 @@ RECEIVERS = (
     "accounts.records.receivers",
     "accounts.recommend.receivers",
     "accounts.alerts.receivers",
+    "accounts.groups.receivers",
 )
 
 

@@ -74,7 +74,7 @@ class FollowRules:
 @dataclass(frozen=True, slots=True)
 class FollowSpec:
     follow_id: int
-    user_id: int
+    user_id: int | None  # None: a lab group's follow (no exclusions)
     kind: str
     compiled: Mapping[str, Any]
     rules: FollowRules = FollowRules()
@@ -88,7 +88,7 @@ class ExclusionSpec:
 
 @dataclass(slots=True)
 class Hit:
-    user_id: int
+    user_id: int | None  # None: a lab group's follow's match
     follow_id: int | None  # None: a reader's own match with no follow (a saved paper's revision)
     paper_id: int
     version_id: int

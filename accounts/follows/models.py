@@ -1,5 +1,6 @@
 from django.conf import settings
 from django.db import models
+from django.db.models import Q
 from django.utils import timezone
 from django.utils.translation import gettext_lazy, pgettext_lazy
 
@@ -23,7 +24,18 @@ class Follow(models.Model):
         DAILY = "daily", "daily"
         WEEKLY = "weekly", "weekly"
 
-    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="follows", db_index=False)
+    # A follow is one user's or one lab group's (accounts.groups), never both.
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.CASCADE,
+        related_name="follows",
+        db_index=False,
+        null=True,
+        blank=True,
+    )
+    group = models.ForeignKey(
+        "accounts.LabGroup", on_delete=models.CASCADE, related_name="follows", null=True, blank=True
+    )
     kind = models.CharField(max_length=16, choices=Kind.choices)
     name = models.CharField(max_length=200)
     value = models.JSONField(default=dict)
@@ -45,6 +57,12 @@ class Follow(models.Model):
         verbose_name_plural = pgettext_lazy("model name", "follows")  # plain "follows" is the count word of "3 follows"
         # (user, id) serves the user's list and the matcher's stream in user order.
         indexes = [models.Index(fields=["user", "id"], name="follow_user_idx")]
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(user__isnull=False, group__isnull=True) | Q(user__isnull=True, group__isnull=False),
+                name="follow_user_or_group",
+            )
+        ]
 
     def __str__(self) -> str:
         return f"{self.kind}: {self.name}"

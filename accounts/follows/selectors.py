@@ -36,6 +36,8 @@ __all__ = [
     "follow_get",
     "follow_list",
     "follow_preview",
+    "group_follow_get",
+    "group_follow_list",
     "reader_exclusion_keys",
     "reader_follows",
     "topic_follows_exist",
@@ -51,6 +53,15 @@ def follow_list(*, user: User) -> list[Follow]:
 def follow_get(*, user: User, follow_id: int) -> Follow | None:
     """The user's follow of this id; None for another user's."""
     return Follow.objects.filter(user=user, pk=follow_id).first()
+
+
+def group_follow_list(*, group_id: int) -> list[Follow]:
+    """A lab group's follows (the caller has checked the reader is a member)."""
+    return list(Follow.objects.filter(group_id=group_id).order_by("id"))
+
+
+def group_follow_get(*, group_id: int, follow_id: int) -> Follow | None:
+    return Follow.objects.filter(group_id=group_id, pk=follow_id).first()
 
 
 def exclusion_list(*, user: User) -> list[Exclusion]:
@@ -188,9 +199,11 @@ class ReaderFollow:
     rules: FollowRules
 
 
-def reader_follows(*, user_id: int) -> list[ReaderFollow]:
+def reader_follows(*, user_id: int | None = None, group_id: int | None = None) -> list[ReaderFollow]:
+    """A user's unmuted follows, or (`group_id`) a lab group's."""
     fields = ("id", "name", "kind", "compiled", "matched_after", "include_cross_lists", "include_revisions")
-    rows = Follow.objects.filter(user_id=user_id, muted=False).values_list(*fields, "rejected_paper_ids")
+    owner = {"group_id": group_id} if group_id is not None else {"user_id": user_id}
+    rows = Follow.objects.filter(**owner, muted=False).values_list(*fields, "rejected_paper_ids")
     return [
         ReaderFollow(
             id=follow_id,

@@ -57,7 +57,8 @@ def _delivery(delivery: str) -> str:
 @transaction.atomic
 def follow_create(
     *,
-    user: User,
+    user: User | None = None,
+    group_id: int | None = None,
     kind: str,
     value: dict[str, Any] | FollowDefinition,
     name: str | None = None,
@@ -67,18 +68,27 @@ def follow_create(
     delivery: str = Follow.Delivery.TRAIL,
     now: datetime | None = None,
 ) -> Follow:
-    """A new follow, matched at once against the back-fill window; named
-    after what it follows when no name is given (None; an empty one is refused)."""
+    """A new follow of a user or (`group_id`) of a lab group, matched at once
+    against the back-fill window; named after what it follows when no name is
+    given (None; an empty one is refused). A group's follow is delivered in its
+    trail only (alerts are a user's)."""
+    if (user is None) == (group_id is None):
+        raise ValueError("a follow is a user's or a group's")
     now = now or timezone.now()
     definition = value if isinstance(value, FollowDefinition) else FollowDefinition.parse(kind, value)
     clean_name = _clean_name(definition.default_name() if name is None else name)
-    # The user's row is the lock that keeps two concurrent creations under the limit.
-    User.objects.select_for_update().filter(pk=user.pk).first()
+    if group_id is not None and delivery != Follow.Delivery.TRAIL:
+        raise ValidationError({"delivery": _("A group's follow is delivered in its trail.")})
+    # The owner's row is the lock that keeps two concurrent creations under the limit.
+    owner = Follow.group.field.related_model if group_id is not None else User
+    owner.objects.select_for_update().filter(pk=group_id if group_id is not None else user.pk).first()
     limit = max_follows()
-    if Follow.objects.filter(user=user).count() >= limit:
+    mine = Follow.objects.filter(group_id=group_id) if group_id is not None else Follow.objects.filter(user=user)
+    if mine.count() >= limit:
         raise ValidationError({"follows": _("At most %(limit)d follows; remove one first.") % {"limit": limit}})
     follow = Follow.objects.create(
         user=user,
+        group_id=group_id,
         kind=kind,
         name=clean_name,
         value=dict(definition.value),
@@ -125,6 +135,8 @@ def follow_update(
         if given is not None:
             setattr(follow, field, given)
     if delivery is not None:
+        if follow.group_id is not None and delivery != Follow.Delivery.TRAIL:
+            raise ValidationError({"delivery": _("A group's follow is delivered in its trail.")})
         follow.delivery = _delivery(delivery)
     follow.updated_at = now
     rematch = tuple(getattr(follow, f) for f in MATCHING_FIELDS) != before
@@ -198,8 +210,10 @@ def follow_matching_start(*, follow: Follow, after_match_id: int, since: datetim
     index = day_index(versions.values_list("id", flat=True))
     rules = FollowRules.of(follow.include_cross_lists, follow.include_revisions, follow.rejected_paper_ids)
     spec = FollowSpec(follow.pk, follow.user_id, follow.kind, follow.compiled, rules)
+    # A group's follow has no exclusions (they are a user's).
     exclusions = [
         ExclusionSpec(kind, compiled)
         for kind, compiled in Exclusion.objects.filter(user_id=follow.user_id).values_list("kind", "compiled")
+        if follow.user_id is not None
     ]
     return list(match_follows(index, [spec], {follow.user_id: exclusions}))

@@ -4,6 +4,7 @@ below only so that Django registers them with the app."""
 
 from accounts.alerts import models as alerts_models  # noqa: F401
 from accounts.follows import models as follows_models  # noqa: F401
+from accounts.groups import models as groups_models  # noqa: F401
 from accounts.models.users import (
     DEFAULT_LANGUAGE,
     DEFAULT_TIME_ZONE,

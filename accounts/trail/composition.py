@@ -29,7 +29,7 @@ from django.db import connection
 from django.utils import timezone
 
 from accounts.follows.types import NEW, REVISION
-from accounts.trail.models import DefinitionMatch, ReaderMatch, TrailReadMark, TrailState
+from accounts.trail.models import DefinitionMatch, GroupTrailState, ReaderMatch, TrailReadMark, TrailState
 from accounts.trail.reader_sql import papers_in_order
 from accounts.trail.readers import Reader
 
@@ -150,12 +150,13 @@ def _matches(reader: Reader, keys: Iterable[int], where: Where, *, follow_id: in
                 f"WHERE definition IN ({', '.join(['%s'] * len(keys))}) AND {condition}"
             )
             arguments += [*keys, *params]
-    own = "user_id = %s" + (" AND follow_id = %s" if follow_id is not None else "")
+    own, own_params = reader.own_matches_sql("accounts_readermatch")
+    own += " AND follow_id = %s" if follow_id is not None else ""
     parts.append(
         f"SELECT 'r', id, follow_id, TRUE, {_columns()} FROM accounts_readermatch "  # noqa: S608
         f"WHERE {own} AND {condition}"
     )
-    arguments += [reader.user_id, *([follow_id] if follow_id is not None else []), *params]
+    arguments += [*own_params, *([follow_id] if follow_id is not None else []), *params]
     with connection.cursor() as cursor:
         cursor.execute(" UNION ALL ".join(parts), arguments)
         rows = cursor.fetchall()
@@ -189,7 +190,7 @@ def compose_papers(reader: Reader, paper_ids: Iterable[int], *, known: list[Matc
                 "paper_id", flat=True
             )
         )
-    states = {state.paper_id: state for state in TrailState.objects.filter(user_id=reader.user_id, paper_id__in=papers)}
+    states = {state.paper_id: state for state in reader.states().filter(paper_id__in=papers)}
     by_paper: dict[int, list[Match]] = defaultdict(list)
     for match in matches:
         if match.paper_id not in excluded:
@@ -202,7 +203,9 @@ def compose_papers(reader: Reader, paper_ids: Iterable[int], *, known: list[Matc
     return cards
 
 
-def _card(reader: Reader, paper_id: int, matches: list[Match], state: TrailState | None) -> Card | None:
+def _card(
+    reader: Reader, paper_id: int, matches: list[Match], state: TrailState | GroupTrailState | None
+) -> Card | None:
     if state is not None and state.excluded:
         return None
     if state is not None and state.dismissed_at is not None and (state.dismissed or state.undismissed_at):

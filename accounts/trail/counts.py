@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from django.db import connection
 
-from accounts.trail.reader_sql import MATCHES, reader_prelude
+from accounts.trail.reader_sql import MATCHES, owner_sql, reader_prelude
 from accounts.trail.readers import Reader
 
 _UNREAD = """
@@ -17,7 +17,7 @@ _UNREAD = """
 m AS ({matches}),
 kept AS (
     SELECT m.*, coalesce(s.read_version, 0) AS read_version, coalesce(s.dismissed, false) AS dismissed
-    FROM m LEFT JOIN accounts_trailstate s ON s.user_id = %(user)s AND s.paper_id = m.paper_id
+    FROM m LEFT JOIN {states} s ON s.user_id = %(user)s AND s.paper_id = m.paper_id
     WHERE NOT coalesce(s.excluded, false)
       AND NOT (s.dismissed_at IS NOT NULL AND (s.dismissed OR s.undismissed_at IS NOT NULL)
                AND m.created_at > s.dismissed_at AND (s.dismissed OR m.created_at <= s.undismissed_at))
@@ -57,8 +57,17 @@ def unread_counts(reader: Reader) -> tuple[int, dict[int, int]]:
         if reader.exclusions
         else ""
     )
+    # A member's marks on a group's trail are the group's table's, under the group.
+    states = (
+        "accounts_trailstate"
+        if reader.group_id is None
+        else "(SELECT * FROM accounts_grouptrailstate WHERE group_id = %(group)s)"
+    )
     statement = _UNREAD.format(
-        prelude=prelude, matches=MATCHES.format(definitions="TRUE", own="TRUE"), excluded=excluded
+        states=states,
+        prelude=prelude,
+        matches=MATCHES.format(definitions="TRUE", own="TRUE", owner=owner_sql(reader)),
+        excluded=excluded,
     )
     with connection.cursor() as cursor:
         cursor.execute(statement, params)

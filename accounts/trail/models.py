@@ -67,7 +67,10 @@ class ReaderMatch(models.Model):
     have matched before it began (its back-fill), or a new version of a paper
     in the reader's research record (no follow: the record is the reason)."""
 
-    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+", db_index=False)
+    # None: the back-fill of a lab group's follow, read by its members through the follow.
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+", db_index=False, null=True, blank=True
+    )
     follow = models.ForeignKey(
         "accounts.Follow", on_delete=models.CASCADE, null=True, blank=True, related_name="+", db_index=False
     )
@@ -165,3 +168,50 @@ class TrailProfile(models.Model):
 
     def __str__(self) -> str:
         return f"trail of {self.user_id}"
+
+
+class GroupTrailState(models.Model):
+    """TrailState's twin on a lab group's trail: what one member did with one
+    of the group's cards (each member reads the group's trail on their own).
+    Kept apart from TrailState so that a group's cards never count as the
+    member's own (their recommender's negatives, their exclusions)."""
+
+    group = models.ForeignKey("accounts.LabGroup", on_delete=models.CASCADE, related_name="+", db_index=False)
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+", db_index=False)
+    paper = models.ForeignKey(
+        "harvest.Paper", on_delete=models.DO_NOTHING, related_name="+", db_index=False, db_constraint=False
+    )
+    read_version = models.PositiveSmallIntegerField(default=0)
+    read_at = models.DateTimeField(null=True, blank=True)
+    dismissed = models.BooleanField(default=False)
+    dismissed_at = models.DateTimeField(null=True, blank=True)
+    undismissed_at = models.DateTimeField(null=True, blank=True)
+    excluded = models.BooleanField(default=False)  # never set: a group has no exclusions; TrailState's shape
+
+    class Meta:
+        verbose_name = gettext_lazy("group trail card state")
+        verbose_name_plural = gettext_lazy("group trail card states")
+        constraints = [
+            models.UniqueConstraint(fields=["group", "user", "paper"], name="grouptrailstate_unique"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.user_id} in {self.group_id}: paper {self.paper_id}"
+
+
+class GroupTrailReadMark(models.Model):
+    """TrailReadMark's twin: one member's "read up to here" on a group's trail."""
+
+    group = models.ForeignKey("accounts.LabGroup", on_delete=models.CASCADE, related_name="+", db_index=False)
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+", db_index=False)
+    up_to = models.DateTimeField()
+    up_to_paper = models.BigIntegerField()
+    marked_at = models.DateTimeField()
+
+    class Meta:
+        verbose_name = gettext_lazy("group trail read mark")
+        verbose_name_plural = gettext_lazy("group trail read marks")
+        constraints = [models.UniqueConstraint(fields=["group", "user"], name="grouptrailreadmark_unique")]
+
+    def __str__(self) -> str:
+        return f"{self.user_id} in {self.group_id}: up to {self.up_to:%Y-%m-%d %H:%M}"

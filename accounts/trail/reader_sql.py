@@ -30,8 +30,14 @@ MATCHES = """
     UNION ALL
     SELECT o.follow_id, o.paper_id, o.version_number, o.event_at, o.created_at
     FROM accounts_readermatch o
-    WHERE o.user_id = %(user)s AND (o.follow_id IS NULL OR o.follow_id = ANY(%(live)s)) AND {own}
+    WHERE {owner} AND (o.follow_id IS NULL OR o.follow_id = ANY(%(live)s)) AND {own}
 """
+
+
+def owner_sql(reader: Reader) -> str:
+    """Which of accounts_readermatch's rows (alias o) are the reader's own: a
+    user's, or on a group's trail the back-fills of its follows (no user)."""
+    return "o.user_id IS NULL" if reader.group_id is not None else "o.user_id = %(user)s"
 
 
 def reader_prelude(reader: Reader) -> tuple[str, dict]:
@@ -39,6 +45,7 @@ def reader_prelude(reader: Reader) -> tuple[str, dict]:
     rejections) and the parameters every statement shares."""
     params: dict = {
         "user": reader.user_id,
+        "group": reader.group_id,
         "live": sorted(reader.follow_ids),
         "exclusions": sorted(reader.exclusions),
         "marked_at": reader.mark.marked_at if reader.mark else None,
@@ -106,12 +113,13 @@ def papers_in_order(
     at a time: the caller composes them and applies the card rules."""
     prelude, params = reader_prelude(reader)
     fresh = fresh and reader.mark is not None
-    window = MATCHES.format(definitions=_in_window("d"), own=_in_window("o"))
+    owner = owner_sql(reader)
+    window = MATCHES.format(definitions=_in_window("d"), own=_in_window("o"), owner=owner)
     # A card's place is its newest match's: a paper with a match at or after
     # `hi` is placed above the window, whatever it has in it.
     not_above = ""
     if hi is not None:
-        above = MATCHES.format(definitions="d.event_at >= %(hi)s", own="o.event_at >= %(hi)s")
+        above = MATCHES.format(definitions="d.event_at >= %(hi)s", own="o.event_at >= %(hi)s", owner=owner)
         not_above = f"AND w.paper_id NOT IN (SELECT a.paper_id FROM ({above}) a)"  # noqa: S608 - fixed fragments
     chosen = []
     if follow_id is not None:

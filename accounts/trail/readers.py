@@ -13,38 +13,62 @@ from dataclasses import dataclass
 
 from django.core.cache import cache
 from django.db import IntegrityError, transaction
-from django.db.models import F
+from django.db.models import F, QuerySet
 
 from accounts.follows.selectors import ReaderFollow, reader_exclusion_keys, reader_follows
-from accounts.trail.models import TrailProfile, TrailReadMark
+from accounts.trail.models import GroupTrailReadMark, GroupTrailState, TrailProfile, TrailReadMark, TrailState
 
 
 @dataclass
 class Reader:
-    """What composing one reader's trail needs, read once (three small queries)."""
+    """What composing one reader's trail needs, read once (three small queries).
+    With `group_id`, the reader is a member reading a lab group's trail: the
+    group's follows, no exclusions, and the member's own marks on it."""
 
     user_id: int
     follows: dict[int, list[ReaderFollow]]  # by definition key
     exclusions: frozenset[int]
-    mark: TrailReadMark | None
+    mark: TrailReadMark | GroupTrailReadMark | None
+    group_id: int | None = None
 
     @classmethod
-    def of(cls, user_id: int) -> Reader:
+    def of(cls, user_id: int, group_id: int | None = None) -> Reader:
         shared = _shared_readers.get()
-        if shared is not None and user_id in shared:
-            return shared[user_id]
-        reader = cls._read(user_id)
+        if shared is not None and (user_id, group_id) in shared:
+            return shared[(user_id, group_id)]
+        reader = cls._read(user_id, group_id)
         if shared is not None:
-            shared[user_id] = reader
+            shared[(user_id, group_id)] = reader
         return reader
 
     @classmethod
-    def _read(cls, user_id: int) -> Reader:
+    def _read(cls, user_id: int, group_id: int | None) -> Reader:
         follows: dict[int, list[ReaderFollow]] = defaultdict(list)
+        if group_id is not None:
+            for follow in reader_follows(group_id=group_id):
+                follows[follow.key].append(follow)
+            mark = GroupTrailReadMark.objects.filter(group_id=group_id, user_id=user_id).first()
+            return cls(user_id, dict(follows), frozenset(), mark, group_id)
         for follow in reader_follows(user_id=user_id):
             follows[follow.key].append(follow)
         exclusions = reader_exclusion_keys(user_id=user_id)
         return cls(user_id, dict(follows), exclusions, TrailReadMark.objects.filter(user_id=user_id).first())
+
+    def states(self) -> QuerySet[TrailState] | QuerySet[GroupTrailState]:
+        """The reader's card states: their own trail's, or theirs on the group's."""
+        if self.group_id is not None:
+            return GroupTrailState.objects.filter(group_id=self.group_id, user_id=self.user_id)
+        return TrailState.objects.filter(user_id=self.user_id)
+
+    def own_matches_sql(self, table: str) -> tuple[str, list]:
+        """Which rows of accounts_readermatch (aliased `table`) are this reader's
+        own: theirs, or (a group's trail) the back-fills of the group's follows."""
+        if self.group_id is None:
+            return f"{table}.user_id = %s", [self.user_id]
+        ids = sorted(self.follow_ids)
+        if not ids:
+            return "1 = 0", []
+        return f"{table}.user_id IS NULL AND {table}.follow_id IN ({', '.join(['%s'] * len(ids))})", ids
 
     @property
     def follow_ids(self) -> set[int]:
@@ -65,7 +89,7 @@ class Reader:
 
 # Within a request, one Reader per user: a page and its navigation's count read
 # the follows, exclusions and mark once. Any change to them forgets them all.
-_shared_readers: ContextVar[dict[int, Reader] | None] = ContextVar("trail_readers", default=None)
+_shared_readers: ContextVar[dict[tuple[int, int | None], Reader] | None] = ContextVar("trail_readers", default=None)
 
 
 @contextmanager
@@ -77,12 +101,20 @@ def readers_shared() -> Iterator[None]:
         _shared_readers.reset(token)
 
 
-def forget_readers(user_id: int) -> None:
-    """A reader's follows, exclusions, marks or own matches changed: read
-    them again, and let their stored unread counts go."""
+def forget_shared_readers() -> None:
+    """Within this request, read every reader again."""
     shared = _shared_readers.get()
     if shared is not None:
         shared.clear()
+
+
+def forget_readers(user_id: int | None) -> None:
+    """A reader's follows, exclusions, marks or own matches changed: read
+    them again, and let their stored unread counts go (None: a group's follow
+    changed, and its trail keeps no stored counts)."""
+    forget_shared_readers()
+    if user_id is None:
+        return
     if TrailProfile.objects.filter(user_id=user_id).update(version=F("version") + 1):
         return
     # An account made before its profile could be (a fixture, a bulk load): made now.

@@ -41,6 +41,7 @@ __all__ = [
     "composed_unread_counts",
     "decode_cursor",
     "encode_cursor",
+    "group_trail_unread_total",
     "readers_shared",
     "trail_card_times",
     "trail_cards",
@@ -162,13 +163,16 @@ def trail_page(
     unread_only: bool = False,
     cursor: str | None = None,
     size: int = 20,
+    group_id: int | None = None,
 ) -> TrailPage:
     """One page of the trail, newest event first (keyset on the card's event
     time and paper, so a page is stable while events arrive: a card that gets
-    a new event moves to the top instead of shifting the pages after it)."""
+    a new event moves to the top instead of shifting the pages after it).
+    With `group_id`, a page of that lab group's trail as this member reads it
+    (the caller has checked the membership)."""
     size = max(1, min(size, MAX_PAGE))
     before = decode_cursor(cursor) if cursor else None
-    reader = Reader.of(user.pk)
+    reader = Reader.of(user.pk, group_id)
     cards = cards_page(reader, _filter(follow_id, kind, unread_only), before=before, size=size + 1)
     more = len(cards) > size
     cards = cards[:size]
@@ -268,15 +272,24 @@ def composed_unread_counts(reader: Reader) -> UnreadCounts:
     return UnreadCounts(total=len(cards), by_follow=by_follow)
 
 
+def group_trail_unread_total(*, user: User, group_id: int) -> int:
+    """Unread cards of a lab group's trail as this member reads it (not stored:
+    a group's page asks for it, not every page's navigation)."""
+    reader = Reader.of(user.pk, group_id)
+    if connection.vendor == "postgresql":
+        return unread_counts(reader)[0]
+    return composed_unread_counts(reader).total
+
+
 def trail_unread_total(*, user: User) -> int:
     """Unread cards in all (the navigation's number)."""
     return trail_unread_counts(user=user).total
 
 
-def trail_item_get(*, user: User, item_id: int) -> TrailEntry | None:
+def trail_item_get(*, user: User, item_id: int, group_id: int | None = None) -> TrailEntry | None:
     """The user's trail card of this id (its paper's), dismissed or not; None
-    when the paper is not in the user's trail."""
-    reader = Reader.of(user.pk)
+    when the paper is not in the user's trail (or, `group_id`, the group's)."""
+    reader = Reader.of(user.pk, group_id)
     card = compose_papers(reader, [item_id]).get(item_id)
     entries = _entries(reader, [card]) if card is not None else []
     return entries[0] if entries else None

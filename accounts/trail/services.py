@@ -17,33 +17,54 @@ from accounts.follows.types import Hit
 from accounts.models import User
 from accounts.trail.composition import LAST_PAPER, Card, CardFilter, all_cards, compose_papers
 from accounts.trail.definition_matches import RETENTION_DAYS
-from accounts.trail.models import ReaderMatch, TrailProfile, TrailReadMark, TrailState
-from accounts.trail.readers import Reader, forget_readers
+from accounts.trail.models import (
+    GroupTrailReadMark,
+    GroupTrailState,
+    ReaderMatch,
+    TrailProfile,
+    TrailReadMark,
+    TrailState,
+)
+from accounts.trail.readers import Reader, forget_readers, forget_shared_readers
 from accounts.trail.signals import cards_dismissed
 from accounts.trail.types import TrailWriteResult
 
 
-def _read_states(user: User, cards: list[Card], now: datetime) -> None:
+def _forget(reader: Reader) -> None:
+    """The reader's marks changed: their own trail's stored counts go; on a
+    group's trail (no stored counts) the request's readers are read again."""
+    if reader.group_id is None:
+        forget_readers(reader.user_id)
+    else:
+        forget_shared_readers()
+
+
+def _new_state(reader: Reader, paper_id: int, **fields) -> TrailState | GroupTrailState:
+    if reader.group_id is None:
+        return TrailState(user_id=reader.user_id, paper_id=paper_id, **fields)
+    return GroupTrailState(group_id=reader.group_id, user_id=reader.user_id, paper_id=paper_id, **fields)
+
+
+def _read_states(reader: Reader, cards: list[Card], now: datetime) -> None:
     """These cards read at the version they show."""
     if not cards:
         return
     states = {
         state.paper_id: state
-        for state in TrailState.objects.select_for_update().filter(
-            user=user, paper_id__in=[card.paper_id for card in cards]
-        )
+        for state in reader.states().select_for_update().filter(paper_id__in=[card.paper_id for card in cards])
     }
     new, changed = [], []
     for card in cards:
         state = states.get(card.paper_id)
         if state is None:
-            new.append(TrailState(user=user, paper_id=card.paper_id, read_version=card.version_number, read_at=now))
+            new.append(_new_state(reader, card.paper_id, read_version=card.version_number, read_at=now))
         elif state.read_version < card.version_number:
             state.read_version, state.read_at = card.version_number, now
             changed.append(state)
-    TrailState.objects.bulk_create(new, batch_size=1000)
-    TrailState.objects.bulk_update(changed, ["read_version", "read_at"], batch_size=1000)
-    forget_readers(user.pk)
+    model = TrailState if reader.group_id is None else GroupTrailState
+    model.objects.bulk_create(new, batch_size=1000)
+    model.objects.bulk_update(changed, ["read_version", "read_at"], batch_size=1000)
+    _forget(reader)
 
 
 @transaction.atomic
@@ -53,32 +74,37 @@ def trail_mark_read(
     item_ids: Iterable[int] | None = None,
     up_to: datetime | None = None,
     up_to_item: int | None = None,
+    group_id: int | None = None,
 ) -> int:
     """Mark cards read: these ones, or every card whose event is at or before
     `up_to`, or (neither given) the whole trail. With `up_to_item` the bound
     is that card's place in the trail's order (time, then id): cards of the
     same harvest share a time, and "up to here" means this card and those
-    listed after it. Returns how many were unread."""
+    listed after it. With `group_id`, on that lab group's trail (the caller
+    has checked the user is a member): the user's marks there, not the
+    group's. Returns how many were unread."""
     # One reader's marks one at a time: a mark reads the cards it covers first.
     User.objects.select_for_update().filter(pk=user.pk).first()
     now = timezone.now()
-    reader = Reader.of(user.pk)
+    reader = Reader.of(user.pk, group_id)
     if item_ids is not None:
         cards = [card for card in compose_papers(reader, item_ids).values() if card.unread]
-        _read_states(user, cards, now)
+        _read_states(reader, cards, now)
         return len(cards)
     bound = (up_to or now, up_to_item if up_to is not None and up_to_item is not None else LAST_PAPER)
     covered = [card for card in all_cards(reader, CardFilter(unread_only=True)) if card.place <= bound]
     mark = reader.mark
     if mark is None or bound >= (mark.up_to, mark.up_to_paper):
         # The new mark covers everything the old one did.
-        TrailReadMark.objects.update_or_create(
-            user=user, defaults={"up_to": bound[0], "up_to_paper": bound[1], "marked_at": now}
-        )
-        forget_readers(user.pk)
+        marked = {"up_to": bound[0], "up_to_paper": bound[1], "marked_at": now}
+        if group_id is None:
+            TrailReadMark.objects.update_or_create(user=user, defaults=marked)
+        else:
+            GroupTrailReadMark.objects.update_or_create(user=user, group_id=group_id, defaults=marked)
+        _forget(reader)
     else:
         # An earlier bound than the mark's: the cards it reads are read one by one.
-        _read_states(user, covered, now)
+        _read_states(reader, covered, now)
     return len(covered)
 
 
@@ -93,27 +119,34 @@ def _dismissals_changed(user_id: int) -> None:
 
 
 @transaction.atomic
-def trail_dismiss(*, user: User, item_id: int) -> bool:
-    """ "Not interested": the card leaves the trail and takes no new event."""
-    card = compose_papers(Reader.of(user.pk), [item_id]).get(item_id)
+def trail_dismiss(*, user: User, item_id: int, group_id: int | None = None) -> bool:
+    """ "Not interested": the card leaves the trail (the user's, or their view
+    of a group's) and takes no new event."""
+    reader = Reader.of(user.pk, group_id)
+    card = compose_papers(reader, [item_id]).get(item_id)
     if card is None or card.dismissed:
         return False
-    state, _ = TrailState.objects.select_for_update().get_or_create(user=user, paper_id=item_id)
+    state = reader.states().select_for_update().filter(paper_id=item_id).first()
+    if state is None:
+        state = _new_state(reader, item_id)
     state.dismissed, state.dismissed_at, state.undismissed_at = True, timezone.now(), None
-    state.save(update_fields=["dismissed", "dismissed_at", "undismissed_at"])
-    forget_readers(user.pk)
-    _dismissals_changed(user.pk)
+    state.save()
+    _forget(reader)
+    if group_id is None:
+        _dismissals_changed(user.pk)
     return True
 
 
 @transaction.atomic
-def trail_undismiss(*, user: User, item_id: int) -> bool:
-    done = TrailState.objects.filter(user=user, paper_id=item_id, dismissed=True).update(
-        dismissed=False, undismissed_at=timezone.now()
+def trail_undismiss(*, user: User, item_id: int, group_id: int | None = None) -> bool:
+    reader = Reader.of(user.pk, group_id)
+    done = (
+        reader.states().filter(paper_id=item_id, dismissed=True).update(dismissed=False, undismissed_at=timezone.now())
     )
     if done:
-        forget_readers(user.pk)
-        _dismissals_changed(user.pk)
+        _forget(reader)
+        if group_id is None:
+            _dismissals_changed(user.pk)
     return bool(done)
 
 
@@ -122,6 +155,14 @@ def trail_order_set(*, user: User, order: str) -> None:
     if order not in TrailProfile.Order.values:
         raise ValueError(f"not a trail order: {order}")
     TrailProfile.objects.update_or_create(user=user, defaults={"order": order})
+
+
+@transaction.atomic
+def group_trail_forget(*, user_id: int, group_id: int) -> int:
+    """A member left a group (or was removed, or it goes): their marks on its trail go with them."""
+    forget_shared_readers()
+    GroupTrailReadMark.objects.filter(group_id=group_id, user_id=user_id).delete()
+    return GroupTrailState.objects.filter(group_id=group_id, user_id=user_id).delete()[0]
 
 
 # --- readers' own matches ---------------------------------------------------------

@@ -72,7 +72,7 @@ def _usable_time(at: datetime | None) -> bool:
     return True
 
 
-def _trail_cursor(request: Request, *, ranked: bool) -> str | None:
+def trail_cursor(request: Request, *, ranked: bool) -> str | None:
     cursor = cursor_from(request)
     if cursor is not None and ranked:
         try:
@@ -126,7 +126,7 @@ class TrailView(APIView):
             follow_id=follow_id,
             kind=kind,
             unread_only=bool_param(request, "unread", False),
-            cursor=_trail_cursor(request, ranked=ranked),
+            cursor=trail_cursor(request, ranked=ranked),
             size=page_size_from(request),
         )
         cards = {card.paper.pk: card for card in paper_cards([entry.paper for entry in page.entries])}
@@ -140,7 +140,7 @@ class TrailView(APIView):
         )
 
 
-def _up_to(text: str) -> tuple[datetime, int | None]:
+def read_bound(text: str) -> tuple[datetime, int | None]:
     """A cursor's card (time and id: cards of one harvest share a time) or a time."""
     item_id = None
     try:
@@ -175,7 +175,7 @@ class TrailReadView(APIView):
         if "items" in data:
             marked = trail_mark_read(user=request.user, item_ids=data["items"])
         else:
-            at, item_id = _up_to(data["up_to"])
+            at, item_id = read_bound(data["up_to"])
             marked = trail_mark_read(user=request.user, up_to=at, up_to_item=item_id)
         return Response({"marked": marked, "unread": trail_unread_counts(user=request.user).total})
 

@@ -10,6 +10,8 @@ from portal.views import (
     ask,
     briefings,
     follows,
+    group_trail,
+    groups,
     overview,
     papers,
     picks,
@@ -52,6 +54,28 @@ urlpatterns = [
     path("follows/exclusions/<int:exclusion_id>/delete/", follows.exclusion_remove, name="exclusion_delete"),
     path("records/export/", record_files.records_export, name="records_export"),
     path("records/import/", record_files.records_import, name="records_import"),
+    path("groups/", groups.group_index, name="groups"),
+    path("groups/join/<str:token>/", groups.group_join, name="group_join"),
+    path("groups/<int:group_id>/", groups.group_detail, name="group_detail"),
+    path("groups/<int:group_id>/rename/", groups.group_rename_view, name="group_rename"),
+    path("groups/<int:group_id>/delete/", groups.group_delete_view, name="group_delete"),
+    path("groups/<int:group_id>/leave/", groups.group_leave_view, name="group_leave"),
+    path(
+        "groups/<int:group_id>/members/<int:member_id>/remove/", groups.group_member_remove, name="group_member_remove"
+    ),
+    path("groups/<int:group_id>/members/<int:member_id>/owner/", groups.group_owner_transfer, name="group_owner"),
+    path("groups/<int:group_id>/invites/", groups.group_invite_new, name="group_invite_new"),
+    path(
+        "groups/<int:group_id>/invites/<int:invite_id>/revoke/", groups.group_invite_revoke, name="group_invite_revoke"
+    ),
+    path("groups/<int:group_id>/follows/", groups.group_follow_new, name="group_follow_new"),
+    path(
+        "groups/<int:group_id>/follows/<int:group_follow_id>/delete/",
+        groups.group_follow_remove,
+        name="group_follow_delete",
+    ),
+    path("groups/<int:group_id>/trail/", group_trail.group_trail, name="group_trail"),
+    path("groups/<int:group_id>/trail/read/", group_trail.group_trail_read, name="group_trail_read"),
     path("trail/", trail.trail, name="trail"),
     path("trail/read/", trail.trail_read_up_to, name="trail_read_up_to"),
     path("trail/read/all/", trail.trail_read_all, name="trail_read_all"),

@@ -3,7 +3,19 @@ under it is a JSON 404, never an HTML page."""
 
 from django.urls import path, re_path
 
-from portal.api import ask, me, picks, ratings, recommendations, record_files, records, trail, views
+from portal.api import (
+    ask,
+    group_trail,
+    groups,
+    me,
+    picks,
+    ratings,
+    recommendations,
+    record_files,
+    records,
+    trail,
+    views,
+)
 from portal.api.errors import json_not_found
 
 app_name = "api"
@@ -51,6 +63,21 @@ urlpatterns = [
         recommendations.RecommendationNotInterestedView.as_view(),
         name="recommendation_not_interested",
     ),
+    path("groups/", groups.GroupListView.as_view(), name="group_list"),
+    path("groups/join/", groups.JoinView.as_view(), name="group_join"),
+    path("groups/<int:group_id>/", groups.GroupDetailView.as_view(), name="group_detail"),
+    path("groups/<int:group_id>/members/", groups.MemberListView.as_view(), name="group_members"),
+    path("groups/<int:group_id>/members/<int:member_id>/", groups.MemberDetailView.as_view(), name="group_member"),
+    path("groups/<int:group_id>/invites/", groups.InviteListView.as_view(), name="group_invites"),
+    path("groups/<int:group_id>/invites/<int:invite_id>/", groups.InviteDetailView.as_view(), name="group_invite"),
+    path("groups/<int:group_id>/follows/", group_trail.GroupFollowListView.as_view(), name="group_follows"),
+    path(
+        "groups/<int:group_id>/follows/<int:group_follow_id>/",
+        group_trail.GroupFollowDetailView.as_view(),
+        name="group_follow",
+    ),
+    path("groups/<int:group_id>/trail/", group_trail.GroupTrailView.as_view(), name="group_trail"),
+    path("groups/<int:group_id>/trail/read/", group_trail.GroupTrailReadView.as_view(), name="group_trail_read"),
     # [\s\S], not ".": a path holding a newline (%0A) must not slip past to the HTML 404.
     re_path(r"^[\s\S]*$", json_not_found, name="not_found"),
 ]

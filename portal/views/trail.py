@@ -20,6 +20,7 @@ from django.views.decorators.http import require_GET, require_POST
 
 from accounts.follows.selectors import follow_list
 from accounts.follows.services import author_variant_reject
+from accounts.groups.selectors import group_list
 from accounts.recommend.selectors import for_you_page, ranking_seed
 from accounts.records.selectors import saved_count
 from accounts.trail.models import CardKind, TrailProfile
@@ -75,7 +76,14 @@ def _bad_request(request: HttpRequest, context: dict, field: str, message: str) 
 @require_GET
 def trail(request: HttpRequest) -> HttpResponse:
     follows = follow_list(user=request.user)
-    context: dict = {"follows": follows, "kinds": KINDS, "entries": [], "filters": request.GET}
+    context: dict = {
+        "follows": follows,
+        "kinds": KINDS,
+        "entries": [],
+        "filters": request.GET,
+        # The switch between this trail and the reader's groups' (portal/views/group_trail.py).
+        "memberships": group_list(user=request.user),
+    }
     follow_id = None
     raw_follow = request.GET.get("follow", "")
     if raw_follow:

@@ -113,9 +113,10 @@ def test_pages_are_keyset_and_queries_do_not_grow_with_the_page(reader_client, r
     # reader's follows, exclusions and mark (once a request), the matches and card states of at most two windows and the
     # papers' other versions, papers, versions, reasons, picks, latest
     # versions, readings, the reader's records of the cards, the navigation's
-    # count (its stamp, and its statement when no stored count fits) and the
-    # reader's ranking (none yet): bounded alike for 20 cards or 3.
-    with django_assert_max_num_queries(24):
+    # count (its stamp, and its statement when no stored count fits), the
+    # reader's ranking (none yet) and their lab groups (the switch between
+    # trails): bounded alike for 20 cards or 3.
+    with django_assert_max_num_queries(25):
         first = reader_client.get("/trail/")
     assert len(cards(first)) == 20 and cards(first)[0] == "2611.00024"
     next_link = first.content.decode().split('rel="next"')[0].rsplit('href="', 1)[1].split('"')[0]
@@ -126,7 +127,7 @@ def test_pages_are_keyset_and_queries_do_not_grow_with_the_page(reader_client, r
         "pk", flat=True
     ):
         assert trail_dismiss(user=reader, item_id=paper_id)
-    with django_assert_max_num_queries(24):
+    with django_assert_max_num_queries(25):
         assert len(cards(reader_client.get("/trail/"))) == 3
 
 

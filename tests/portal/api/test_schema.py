@@ -52,6 +52,22 @@ OPERATIONS = {
     ("/api/v1/me/asks/", "get"),
     ("/api/v1/me/asks/{ask_id}/", "get"),
     ("/api/v1/me/asks/{ask_id}/", "delete"),
+    ("/api/v1/groups/", "get"),
+    ("/api/v1/groups/", "post"),
+    ("/api/v1/groups/join/", "post"),
+    ("/api/v1/groups/{group_id}/", "get"),
+    ("/api/v1/groups/{group_id}/", "patch"),
+    ("/api/v1/groups/{group_id}/", "delete"),
+    ("/api/v1/groups/{group_id}/members/", "get"),
+    ("/api/v1/groups/{group_id}/members/{member_id}/", "delete"),
+    ("/api/v1/groups/{group_id}/invites/", "get"),
+    ("/api/v1/groups/{group_id}/invites/", "post"),
+    ("/api/v1/groups/{group_id}/invites/{invite_id}/", "delete"),
+    ("/api/v1/groups/{group_id}/follows/", "get"),
+    ("/api/v1/groups/{group_id}/follows/", "post"),
+    ("/api/v1/groups/{group_id}/follows/{group_follow_id}/", "delete"),
+    ("/api/v1/groups/{group_id}/trail/", "get"),
+    ("/api/v1/groups/{group_id}/trail/read/", "post"),
 }
 
 
