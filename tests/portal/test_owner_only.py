@@ -23,6 +23,7 @@ from django.urls.converters import IntConverter
 
 from accounts.alerts.links import alert_settings_for, feed_secret_rotate, rating_token, unsubscribe_token
 from accounts.alerts.models import AlertSettings, AlertUnsubscribe
+from accounts.channels.services import channel_create
 from accounts.follows.models import Exclusion, Follow
 from accounts.follows.services import exclusion_create, follow_create
 from accounts.models import ApiToken, User
@@ -49,6 +50,7 @@ OWNED: dict[str, Callable[[dict[str, Any]], Any]] = {
     "exclusion_id": lambda objs: objs["exclusion"].pk,
     "recommendation_id": lambda objs: objs["recommendation"].pk,
     "ask_id": lambda objs: objs["ask"].pk,
+    "channel_id": lambda objs: objs["channel"].pk,
 }
 # Routes where a public-looking parameter names the user's own object: a
 # record is "my record of this paper". Filled with the paper A saved (and B did not).
@@ -253,6 +255,10 @@ def world(db) -> dict[str, Any]:
                 {"text": "A point [arXiv:2611.00001 v1]", "citations": [{"arxiv_id": "2611.00001", "version": 1}]}
             ],
         },
+    )
+    # A's chat channel (its name carries the secret mark; its webhook is never shown to anyone).
+    objs["channel"] = channel_create(
+        user=a, kind="webhook", name=f"{SECRET} channel", url="https://hooks.example.org/a-private-hook"
     )
     # A's thumbs up on the card's paper, which B has not rated.
     objs["rating"], _created = rating_set(user=a, paper=objs["item_paper"], value=Rating.Value.UP)
