@@ -150,9 +150,9 @@ CHANNEL_TELEGRAM_API = "https://api.telegram.org"
 CHANNEL_TIMEOUT_SECONDS = 10
 # Attempts at one message (backoff from RETRY_SECONDS, doubling), and the
 # consecutive failed messages after which a channel is paused and its owner told.
-CHANNEL_ATTEMPTS = 4
-CHANNEL_RETRY_SECONDS = 120
-CHANNEL_PAUSE_AFTER = 3
+CHANNEL_ATTEMPTS = 5
+CHANNEL_RETRY_SECONDS = 300
+CHANNEL_PAUSE_AFTER = 5
 # Per channel: messages a minute (Feishu's and WeCom's bots allow 20) and the burst.
 CHANNEL_RATE_PER_MINUTE = 20
 CHANNEL_BURST = 5

@@ -43,7 +43,7 @@ def _one(server, kind: str) -> dict:
 
 
 def test_feishu_and_lark_get_an_interactive_card(everywhere):
-    server, alice = everywhere
+    server, _alice = everywhere
     for kind in ("feishu", "lark"):
         payload = _one(server, kind)
         assert payload["msg_type"] == "interactive"
