@@ -135,7 +135,12 @@ class ChannelTestView(APIView):
         parameters=[CHANNEL_ID_PARAMETER],
         request=None,
         responses={
-            202: inline_serializer("ChannelTestQueued", {"queued": serializers.BooleanField()}),
+            202: OpenApiResponse(
+                inline_serializer(
+                    "ChannelTestQueued", {"queued": serializers.BooleanField(help_text="The test message is queued.")}
+                ),
+                description="Queued.",
+            ),
             **ERROR_RESPONSES,
             404: OWN_NOT_FOUND,
         },

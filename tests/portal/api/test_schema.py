@@ -52,6 +52,12 @@ OPERATIONS = {
     ("/api/v1/me/asks/", "get"),
     ("/api/v1/me/asks/{ask_id}/", "get"),
     ("/api/v1/me/asks/{ask_id}/", "delete"),
+    ("/api/v1/me/channels/", "get"),
+    ("/api/v1/me/channels/", "post"),
+    ("/api/v1/me/channels/{channel_id}/", "get"),
+    ("/api/v1/me/channels/{channel_id}/", "patch"),
+    ("/api/v1/me/channels/{channel_id}/", "delete"),
+    ("/api/v1/me/channels/{channel_id}/test/", "post"),
 }
 
 
