@@ -13,6 +13,7 @@ ADMINS = (
     "accounts.recommend.admin",
     "accounts.alerts.admin",
     "accounts.groups.admin",
+    "accounts.channels.admin",
 )
 for module in ADMINS:
     import_module(module)

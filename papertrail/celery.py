@@ -10,6 +10,6 @@ app = Celery("papertrail")
 app.config_from_object("django.conf:settings", namespace="CELERY")
 app.autodiscover_tasks()
 # accounts keeps its tasks by domain (accounts/<domain>/tasks.py).
-app.autodiscover_tasks(["accounts.trail", "accounts.alerts", "accounts.recommend"])
+app.autodiscover_tasks(["accounts.trail", "accounts.alerts", "accounts.recommend", "accounts.channels"])
 # harvest keeps the full-text domain's tasks beside it.
 app.autodiscover_tasks(["harvest.fulltext"])

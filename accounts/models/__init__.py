@@ -3,6 +3,7 @@ domain keeps its own in its package (accounts/<domain>/models.py), imported
 below only so that Django registers them with the app."""
 
 from accounts.alerts import models as alerts_models  # noqa: F401
+from accounts.channels import models as channels_models  # noqa: F401
 from accounts.follows import models as follows_models  # noqa: F401
 from accounts.groups import models as groups_models  # noqa: F401
 from accounts.models.users import (

@@ -4,11 +4,13 @@ absolute address for links in mails, and outgoing mail."""
 
 from __future__ import annotations
 
+import base64
+
 import environ
 from django.core.exceptions import ImproperlyConfigured
 
-from papertrail.settings.base import VAR_DIR
-from papertrail.settings.env import env_bool, env_int, env_str, env_url
+from papertrail.settings.base import DEBUG, VAR_DIR
+from papertrail.settings.env import env_bool, env_int, env_list, env_str, env_url
 
 # The apps and middleware are in base.py with every other app and middleware.
 AUTHENTICATION_BACKENDS = [
@@ -135,3 +137,38 @@ PAPERTRAIL_FOLLOW_BACKFILL_DAYS = env_int("PAPERTRAIL_FOLLOW_BACKFILL_DAYS", 7, 
 # their trail made by the workers after each matching task, so that every
 # read only reads; others' is made when they sign in again.
 PAPERTRAIL_TRAIL_ACTIVE_DAYS = env_int("PAPERTRAIL_TRAIL_ACTIVE_DAYS", 30, minimum=1)
+
+# --- Chat channels (accounts/channels/) ---------------------------------------
+# Fernet keys (comma-separated, newest first; MultiFernet decrypts with any and
+# encrypts with the first, so a key is rotated by putting a new one in front).
+# Unset with DEBUG off: channels cannot be added (/me/ and the API say so).
+CHANNEL_SECRET_KEYS = env_list("PAPERTRAIL_CHANNEL_KEYS", [])
+for _key in CHANNEL_SECRET_KEYS:
+    try:
+        _valid = len(base64.urlsafe_b64decode(_key.encode())) == 32
+    except ValueError:
+        _valid = False
+    if not _valid:
+        raise ImproperlyConfigured(
+            "PAPERTRAIL_CHANNEL_KEYS: each key is 32 url-safe base64-encoded bytes (a Fernet key)"
+        )
+if not CHANNEL_SECRET_KEYS and DEBUG:
+    # With DEBUG on only (development): a key in the code, never used in production.
+    CHANNEL_SECRET_KEYS = ["ZGV2ZWxvcG1lbnQtb25seS1jaGFubmVsLWtleS0wMDA="]
+# Webhook hosts each kind accepts (a URL elsewhere is refused: the site does not
+# post to addresses a researcher makes up, such as the site's own network).
+CHANNEL_ANY_HOST = False
+CHANNEL_TELEGRAM_API = "https://api.telegram.org"
+CHANNEL_TIMEOUT_SECONDS = 10
+# Attempts at one message (backoff from RETRY_SECONDS, doubling), and the
+# consecutive failed messages after which a channel is paused and its owner told.
+CHANNEL_ATTEMPTS = 5
+CHANNEL_RETRY_SECONDS = 300
+CHANNEL_PAUSE_AFTER = 5
+# Per channel: messages a minute (Feishu's and WeCom's bots allow 20) and the burst.
+CHANNEL_RATE_PER_MINUTE = 20
+CHANNEL_BURST = 5
+CHANNEL_CLAIM_LEASE_SECONDS = 15 * 60
+CHANNEL_MAX_TOP = 10
+# Daily and weekly channels are sent at this hour of the owner's day (weekly: on Mondays).
+CHANNEL_SEND_HOUR = 8

@@ -174,5 +174,6 @@ LOGGING = {
     "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s: %(message)s"}},
     "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
     "root": {"handlers": ["console"], "level": env_str("PAPERTRAIL_LOG_LEVEL", "INFO")},
-    "loggers": {"django.db.backends": {"level": "WARNING"}},
+    # urllib3 logs each request's path at DEBUG: a chat channel's path is its secret (a webhook key, a bot token).
+    "loggers": {"django.db.backends": {"level": "WARNING"}, "urllib3": {"level": "WARNING"}},
 }

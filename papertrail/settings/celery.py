@@ -48,6 +48,10 @@ CELERY_TASK_ROUTES = {
     "harvest.select_full_texts": {"queue": "fulltext"},
     "digests.embed_readings": {"queue": "embed"},
     "harvest.*": {"queue": "harvest"},
+    # Chat channels wait on outside webhooks and their rate limits: a queue of their own.
+    "accounts.send_channels": {"queue": "channels"},
+    "accounts.retry_channels": {"queue": "channels"},
+    "accounts.channel_test": {"queue": "channels"},
     "digests.*": {"queue": "llm"},
 }
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
@@ -137,6 +141,13 @@ CELERY_BEAT_SCHEDULE = {
             "options": {"expires": schedule.expires(), "queue": "harvest"},
         }
         for entry, (slug, schedule) in ZONED_HARVEST_SCHEDULES.items()
+    },
+    # Chat channels' due messages (accounts/channels/sending.py): each run claims
+    # what is due, so a quarter-hour step bounds the delay after an announcement.
+    "accounts-send-channels": {
+        "task": "accounts.send_channels",
+        "schedule": crontab_from("*/15 * * * *"),
+        "options": {"expires": 600, "queue": "channels"},
     },
     "accounts-send-alerts": {
         "task": "accounts.send_alerts",

@@ -7,6 +7,9 @@ suite on the real PostgreSQL and Redis servers.
 import os
 
 os.environ.setdefault("DJANGO_SECRET_KEY", "test-only-secret-key-not-for-production")
+os.environ.setdefault(
+    "PAPERTRAIL_CHANNEL_KEYS", "dGVzdC1vbmx5LWNoYW5uZWwta2V5LW5vdC1zZWNyZXQ="
+)  # a test-only Fernet key
 os.environ.setdefault("ARXIV_REQUEST_DELAY", "0")
 os.environ.setdefault("PAPERTRAIL_HTTP_BACKOFF_BASE", "0")
 os.environ.setdefault("DJANGO_SECURE_SSL_REDIRECT", "0")
@@ -35,3 +38,6 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     # A file, not memory, so that subprocesses (a killed harvest, a Celery
     # worker) see the same test database as the test itself.
     DATABASES["default"]["TEST"] = {"NAME": str(VAR_DIR / "test-papertrail.sqlite3")}
+
+# Tests post to a local stand-in (tests/replay_server.py), not to the providers' hosts.
+CHANNEL_ANY_HOST = True

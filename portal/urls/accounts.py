@@ -4,7 +4,7 @@ profile page. Included at the site root."""
 from django.urls import path
 
 from portal.views import accounts as views
-from portal.views import alerts
+from portal.views import alerts, channels
 
 app_name = "accounts"
 urlpatterns = [
@@ -16,6 +16,11 @@ urlpatterns = [
     path("me/tokens/", views.token_create, name="token_create"),
     path("me/tokens/<int:token_id>/revoke/", views.token_revoke, name="token_revoke"),
     path("me/feeds/rotate/", alerts.feed_rotate, name="feed_rotate"),
+    path("me/channels/", channels.channel_add, name="channel_add"),
+    path("me/channels/<int:channel_id>/test/", channels.channel_test, name="channel_test"),
+    path("me/channels/<int:channel_id>/pause/", channels.channel_pause_view, name="channel_pause"),
+    path("me/channels/<int:channel_id>/resume/", channels.channel_resume_view, name="channel_resume"),
+    path("me/channels/<int:channel_id>/delete/", channels.channel_delete_view, name="channel_delete"),
     path("me/alerts/resubscribe/", alerts.resubscribe, name="alerts_resubscribe"),
     path("me/alerts/address/", alerts.address_retry, name="alerts_address_retry"),
     path("me/alerts/weekly-day/", alerts.weekly_day, name="alerts_weekly_day"),

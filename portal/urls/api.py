@@ -5,6 +5,7 @@ from django.urls import path, re_path
 
 from portal.api import (
     ask,
+    channels,
     group_trail,
     groups,
     me,
@@ -33,6 +34,9 @@ urlpatterns = [
     path("me/", views.MeView.as_view(), name="me"),
     path("me/asks/", ask.MyAskListView.as_view(), name="ask_list"),
     path("me/asks/<int:ask_id>/", ask.MyAskDetailView.as_view(), name="ask_detail"),
+    path("me/channels/", channels.ChannelListView.as_view(), name="channel_list"),
+    path("me/channels/<int:channel_id>/", channels.ChannelDetailView.as_view(), name="channel_detail"),
+    path("me/channels/<int:channel_id>/test/", channels.ChannelTestView.as_view(), name="channel_test"),
     path("me/follows/", me.FollowListView.as_view(), name="follow_list"),
     path("me/follows/preview/", me.FollowPreviewView.as_view(), name="follow_preview"),
     path("me/follows/<int:follow_id>/", me.FollowDetailView.as_view(), name="follow_detail"),

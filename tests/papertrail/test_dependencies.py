@@ -78,7 +78,7 @@ def test_the_check_catches_an_import_against_the_order():
 # a signal or a registry (accounts/<domain>/signals.py). The app's assembly
 # modules (its model registry, admin, app config, commands, migrations) import
 # every domain by design.
-DOMAINS = ("identity", "follows", "trail", "records", "recommend", "alerts", "groups")
+DOMAINS = ("identity", "follows", "trail", "records", "recommend", "alerts", "groups", "channels")
 ASSEMBLY = ("accounts/models/__init__.py", "accounts/admin.py", "accounts/apps.py")
 ASSEMBLY_DIRS = ("accounts/management/", "accounts/migrations/")
 

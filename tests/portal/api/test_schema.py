@@ -68,6 +68,12 @@ OPERATIONS = {
     ("/api/v1/groups/{group_id}/follows/{group_follow_id}/", "delete"),
     ("/api/v1/groups/{group_id}/trail/", "get"),
     ("/api/v1/groups/{group_id}/trail/read/", "post"),
+    ("/api/v1/me/channels/", "get"),
+    ("/api/v1/me/channels/", "post"),
+    ("/api/v1/me/channels/{channel_id}/", "get"),
+    ("/api/v1/me/channels/{channel_id}/", "patch"),
+    ("/api/v1/me/channels/{channel_id}/", "delete"),
+    ("/api/v1/me/channels/{channel_id}/test/", "post"),
 }
 
 
