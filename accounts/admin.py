@@ -12,6 +12,7 @@ ADMINS = (
     "accounts.records.admin",
     "accounts.recommend.admin",
     "accounts.alerts.admin",
+    "accounts.zotero.admin",
 )
 for module in ADMINS:
     import_module(module)

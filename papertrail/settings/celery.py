@@ -107,6 +107,9 @@ PORTAL_STATS_MAX_AGE_SECONDS = env_int(
     "PAPERTRAIL_STATS_MAX_AGE_SECONDS", PORTAL_STATS_REFRESH_SECONDS + 30, minimum=PORTAL_STATS_REFRESH_SECONDS
 )
 
+# Minutes between two syncs of each linked Zotero collection (pull, then push).
+ZOTERO_SYNC_MINUTES = env_int("PAPERTRAIL_ZOTERO_SYNC_MINUTES", 15, minimum=1)
+
 CELERY_BEAT_SCHEDULE = {
     # One check of each source on its own schedule.
     **{
@@ -168,6 +171,12 @@ CELERY_BEAT_SCHEDULE = {
         "task": "digests.drain_backlog",
         "schedule": _DIGESTS_DRAIN_SECONDS,
         "options": {"expires": _DIGESTS_DRAIN_SECONDS * 9 // 10},
+    },
+    # Research records kept in step with their Zotero collections (accounts.zotero).
+    "accounts-zotero-sync": {
+        "task": "accounts.zotero_sync_all",
+        "schedule": float(ZOTERO_SYNC_MINUTES * 60),
+        "options": {"expires": ZOTERO_SYNC_MINUTES * 48, "queue": "default"},
     },
     "portal-overview-stats": {
         "task": "portal.refresh_overview_stats",

@@ -10,6 +10,8 @@ os.environ.setdefault("DJANGO_SECRET_KEY", "test-only-secret-key-not-for-product
 os.environ.setdefault("ARXIV_REQUEST_DELAY", "0")
 os.environ.setdefault("PAPERTRAIL_HTTP_BACKOFF_BASE", "0")
 os.environ.setdefault("DJANGO_SECURE_SSL_REDIRECT", "0")
+# Third-party secrets (a Zotero API key) are encrypted with a test-only key.
+os.environ.setdefault("PAPERTRAIL_SECRET_KEYS", "HtYQgYX0ofYeUGO_UPcWUYLqHhxnyVyMw_TopTBgBMY=")
 # Tests create the sources they need; rows made by `migrate` would clash.
 os.environ.setdefault("PAPERTRAIL_CREATE_SOURCES", "0")
 
