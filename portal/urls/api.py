@@ -3,7 +3,7 @@ under it is a JSON 404, never an HTML page."""
 
 from django.urls import path, re_path
 
-from portal.api import ask, me, picks, ratings, recommendations, record_files, records, trail, views
+from portal.api import ask, me, picks, ratings, recommendations, record_files, records, trail, views, zotero
 from portal.api.errors import json_not_found
 
 app_name = "api"
@@ -22,6 +22,10 @@ urlpatterns = [
     path("me/asks/", ask.MyAskListView.as_view(), name="ask_list"),
     path("me/asks/<int:ask_id>/", ask.MyAskDetailView.as_view(), name="ask_detail"),
     path("me/follows/", me.FollowListView.as_view(), name="follow_list"),
+    path("me/zotero/", zotero.ZoteroLinkView.as_view(), name="zotero"),
+    path("me/zotero/collections/", zotero.ZoteroCollectionListView.as_view(), name="zotero_collections"),
+    path("me/zotero/sync/", zotero.ZoteroSyncView.as_view(), name="zotero_sync"),
+    path("me/zotero/seed/", zotero.ZoteroSeedView.as_view(), name="zotero_seed"),
     path("me/follows/preview/", me.FollowPreviewView.as_view(), name="follow_preview"),
     path("me/follows/<int:follow_id>/", me.FollowDetailView.as_view(), name="follow_detail"),
     path("me/records/", records.RecordListView.as_view(), name="record_list"),

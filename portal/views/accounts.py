@@ -31,6 +31,7 @@ from accounts.services import (
 )
 from digests.ask.selectors import ask_list
 from portal.views.alerts import delivery_context
+from portal.views.zotero import zotero_context
 
 
 def _redirect_keeping_method(url_name: str):
@@ -106,6 +107,7 @@ def _profile(
         "new_secret": secret,
         "display_zone": request.user.time_zone,
         **delivery_context(request.user),
+        **zotero_context(request.user),
     }
     response = render(request, "accounts/me.html", context, status=status)
     add_never_cache_headers(response)
