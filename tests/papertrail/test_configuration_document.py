@@ -267,6 +267,14 @@ VARIABLES: dict[str, Case] = {
     # --- records.py ---
     "PAPERTRAIL_RECORDS_IMPORT_MAX_BYTES": Case("1048576", "s.RECORDS_IMPORT_MAX_BYTES", 1048576),
     "PAPERTRAIL_RECORDS_IMPORT_MAX_LOOKUPS": Case("0", "s.RECORDS_IMPORT_MAX_LOOKUPS", 0),
+    "PAPERTRAIL_ZOTERO_API_URL": Case("http://127.0.0.1:9/zotero", "s.ZOTERO_API_URL", "http://127.0.0.1:9/zotero"),
+    "PAPERTRAIL_ZOTERO_SYNC_MINUTES": Case("5", "s.ZOTERO_SYNC_MINUTES", 5),
+    # --- security.py ---
+    "PAPERTRAIL_SECRET_KEYS": Case(
+        "HtYQgYX0ofYeUGO_UPcWUYLqHhxnyVyMw_TopTBgBMY=,qJVLnfRpU18tsbqsU6HUQKvJakMEH4G7g0vRCQJgQ4Y=",
+        "s.PAPERTRAIL_SECRET_KEYS",
+        ["HtYQgYX0ofYeUGO_UPcWUYLqHhxnyVyMw_TopTBgBMY=", "qJVLnfRpU18tsbqsU6HUQKvJakMEH4G7g0vRCQJgQ4Y="],
+    ),
 }
 
 # Former names still accepted while the new name is unset (env.env_renamed):
