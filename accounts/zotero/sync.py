@@ -13,6 +13,7 @@ import logging
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
+from django.core.cache import cache
 from django.db import transaction
 from django.utils import timezone
 from django.utils.dateparse import parse_datetime
@@ -27,6 +28,9 @@ from accounts.zotero.models import ZoteroItem, ZoteroLink, ZoteroReport
 from harvest.models import Paper
 
 logger = logging.getLogger(__name__)
+# One run of a link at a time: two would both create the items of new records.
+# Longer than any run (a request times out after 30 s; a run is a few dozen).
+LOCK_SECONDS = 15 * 60
 
 
 @dataclass
@@ -234,6 +238,20 @@ def zotero_sync_run(*, link_id: int) -> SyncResult:
     if link.backoff_until and link.backoff_until > now:
         result.retry_in = (link.backoff_until - now).total_seconds()
         return result
+    lock = f"zotero-sync-{link.pk}"
+    if not cache.add(lock, 1, timeout=LOCK_SECONDS):
+        result.error = "another sync of this link is running"
+        return result
+    try:
+        _run(link, result)
+    finally:
+        cache.delete(lock)
+    _record_outcome(link, result, now)
+    logger.info("zotero sync of link %d: %s", link.pk, result.summary())
+    return result
+
+
+def _run(link: ZoteroLink, result: SyncResult) -> None:
     try:
         client = client_for(link)
         with transaction.atomic():
@@ -247,9 +265,6 @@ def zotero_sync_run(*, link_id: int) -> SyncResult:
     else:
         if client.backoff_seconds:
             result.retry_in = client.backoff_seconds
-    _record_outcome(link, result, now)
-    logger.info("zotero sync of link %d: %s", link.pk, result.summary())
-    return result
 
 
 def _record_outcome(link: ZoteroLink, result: SyncResult, now: datetime) -> None:

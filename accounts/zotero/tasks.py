@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from celery import shared_task
 from django.conf import settings
+from django.db.models import Q
+from django.utils import timezone
 
 from accounts.zotero.linking import zotero_check_run, zotero_seed_run
 from accounts.zotero.models import ZoteroLink
@@ -29,7 +31,8 @@ def zotero_sync(link_id: int) -> str:
 @shared_task(name="accounts.zotero_sync_all")
 def zotero_sync_all() -> str:
     """Beat: a sync of every link with a collection chosen."""
-    ids = list(ZoteroLink.objects.exclude(collection_key="").values_list("pk", flat=True))
+    due = Q(backoff_until__isnull=True) | Q(backoff_until__lte=timezone.now())
+    ids = list(ZoteroLink.objects.exclude(collection_key="").filter(due).values_list("pk", flat=True))
     for link_id in ids:
         zotero_sync.apply_async((link_id,), expires=settings.ZOTERO_SYNC_MINUTES * 60)
     return f"{len(ids)} syncs queued"

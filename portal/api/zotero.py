@@ -34,6 +34,10 @@ from portal.api.serializers.zotero import (
 )
 
 NO_LINK = OpenApiResponse(description="You have not linked a Zotero library.")
+LINK = OpenApiResponse(ZoteroLinkSerializer, description="Your Zotero link (never its key).")
+QUEUED = OpenApiResponse(ZoteroLinkSerializer, description="Queued; your Zotero link as it is now.")
+UNLINKED = OpenApiResponse(description="Unlinked.")
+COLLECTIONS = OpenApiResponse(ZoteroCollectionListSerializer(many=True), description="The collections.")
 
 
 def _own_link(request: Request) -> ZoteroLink:
@@ -71,7 +75,7 @@ class ZoteroLinkView(APIView):
         summary="Your Zotero link",
         description="The linked library, the chosen collection, the last sync, failures in words and reports "
         "(conflicts and who won, items that are not arXiv papers). The API key is never returned.",
-        responses={200: ZoteroLinkSerializer, 404: NO_LINK, **ERROR_RESPONSES},
+        responses={200: LINK, 404: NO_LINK, **ERROR_RESPONSES},
     )
     def get(self, request: Request) -> Response:
         return _shown(request, _own_link(request))
@@ -82,7 +86,7 @@ class ZoteroLinkView(APIView):
         description="Your Zotero user id or a group's id and an API key with write access. The key is stored "
         "encrypted and never shown again; the library's collections are listed by a background check.",
         request=ZoteroLinkWriteSerializer,
-        responses={200: ZoteroLinkSerializer, **ERROR_RESPONSES},
+        responses={200: LINK, **ERROR_RESPONSES},
     )
     def put(self, request: Request) -> Response:
         data = _valid(ZoteroLinkWriteSerializer, request.data)
@@ -94,7 +98,7 @@ class ZoteroLinkView(APIView):
         summary="Choose the collection",
         description="The collection your research record is kept in step with (one of `collections/`).",
         request=ZoteroCollectionSerializer,
-        responses={200: ZoteroLinkSerializer, 404: NO_LINK, **ERROR_RESPONSES},
+        responses={200: LINK, 404: NO_LINK, **ERROR_RESPONSES},
     )
     def patch(self, request: Request) -> Response:
         _own_link(request)
@@ -105,7 +109,7 @@ class ZoteroLinkView(APIView):
         operation_id="me_zotero_unlink",
         summary="Unlink",
         description="Forget the library and its key; the items stay in Zotero.",
-        responses={204: None, 404: NO_LINK, **ERROR_RESPONSES},
+        responses={204: UNLINKED, 404: NO_LINK, **ERROR_RESPONSES},
     )
     def delete(self, request: Request) -> Response:
         _own_link(request)
@@ -120,7 +124,7 @@ class ZoteroCollectionListView(APIView):
         operation_id="me_zotero_collections",
         summary="The linked library's collections",
         description="As listed by the last check of the key (linking runs one).",
-        responses={200: ZoteroCollectionListSerializer(many=True), 404: NO_LINK, **ERROR_RESPONSES},
+        responses={200: COLLECTIONS, 404: NO_LINK, **ERROR_RESPONSES},
     )
     def get(self, request: Request) -> Response:
         link = _own_link(request)
@@ -135,7 +139,7 @@ class ZoteroSyncView(APIView):
         summary="Sync now",
         description="Queue a sync of the chosen collection (pull, then push); its outcome shows in `me/zotero/`.",
         request=None,
-        responses={202: ZoteroLinkSerializer, 404: NO_LINK, **ERROR_RESPONSES},
+        responses={202: QUEUED, 404: NO_LINK, **ERROR_RESPONSES},
     )
     def post(self, request: Request) -> Response:
         _own_link(request)
@@ -151,7 +155,7 @@ class ZoteroSeedView(APIView):
         description="A topic follow whose example papers are the collection's arXiv papers the library holds "
         "(at most ten), made by a task; `seed_result` in `me/zotero/` says what was made.",
         request=ZoteroCollectionSerializer,
-        responses={202: ZoteroLinkSerializer, 404: NO_LINK, **ERROR_RESPONSES},
+        responses={202: QUEUED, 404: NO_LINK, **ERROR_RESPONSES},
     )
     def post(self, request: Request) -> Response:
         _own_link(request)

@@ -9,6 +9,7 @@ from datetime import timedelta
 
 import pytest
 import time_machine
+from django.core.cache import cache
 from django.utils import timezone
 
 from accounts.records.models import Record
@@ -204,3 +205,16 @@ def test_the_client_pages_through_a_collection(user, zotero, papers):
     first = client.collection_items(key)
     second = client.collection_items(key, start=len(first.items))
     assert (len(first.items), len(second.items), first.total) == (100, 30, 130)
+
+
+def test_one_run_of_a_link_at_a_time(user, zotero, papers):
+    link = link_collection(user, zotero)
+    record_save(user=user, paper=papers[0])
+    zotero.requests.clear()
+    cache.add(f"zotero-sync-{link.pk}", 1, timeout=60)  # a run of this link in another worker
+    try:
+        result = zotero_sync_run(link_id=link.pk)
+    finally:
+        cache.delete(f"zotero-sync-{link.pk}")
+    assert result.error == "another sync of this link is running" and zotero.requests == []
+    assert zotero_sync_run(link_id=link.pk).pushed == 1

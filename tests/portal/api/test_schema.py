@@ -52,6 +52,13 @@ OPERATIONS = {
     ("/api/v1/me/asks/", "get"),
     ("/api/v1/me/asks/{ask_id}/", "get"),
     ("/api/v1/me/asks/{ask_id}/", "delete"),
+    ("/api/v1/me/zotero/", "get"),
+    ("/api/v1/me/zotero/", "put"),
+    ("/api/v1/me/zotero/", "patch"),
+    ("/api/v1/me/zotero/", "delete"),
+    ("/api/v1/me/zotero/collections/", "get"),
+    ("/api/v1/me/zotero/sync/", "post"),
+    ("/api/v1/me/zotero/seed/", "post"),
 }
 
 
