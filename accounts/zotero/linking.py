@@ -8,7 +8,7 @@ from __future__ import annotations
 import logging
 
 from django.core.exceptions import ValidationError
-from django.utils import timezone
+from django.utils import timezone, translation
 from django.utils.translation import gettext as _
 
 from accounts.follows.models import Follow
@@ -39,10 +39,15 @@ def _fail(link: ZoteroLink, message: str) -> str:
 
 
 def zotero_check_run(*, link_id: int) -> str:
-    """Check the key's rights and store the library's collections."""
-    link = ZoteroLink.objects.filter(pk=link_id).first()
+    """Check the key's rights and store the library's collections (messages in the owner's language)."""
+    link = ZoteroLink.objects.select_related("user").filter(pk=link_id).first()
     if link is None:
         return "no link"
+    with translation.override(link.user.language):
+        return _check(link)
+
+
+def _check(link: ZoteroLink) -> str:
     try:
         client = client_for(link)
         access = client.key_access().get("access", {})
@@ -80,6 +85,11 @@ def zotero_seed_run(*, link_id: int, collection_key: str) -> str:
     link = ZoteroLink.objects.select_related("user").filter(pk=link_id).first()
     if link is None:
         return "no link"
+    with translation.override(link.user.language):
+        return _seed(link, collection_key)
+
+
+def _seed(link: ZoteroLink, collection_key: str) -> str:
     names = dict(tuple(pair) for pair in link.collections)
     try:
         ids = _collection_arxiv_ids(link, collection_key)

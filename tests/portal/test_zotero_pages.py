@@ -99,7 +99,7 @@ def test_a_failed_sync_is_shown_in_words_on_me(owner):
     page = Client()
     page.force_login(owner)
     html = page.get(reverse("accounts:me")).content.decode()
-    assert "The last sync failed:" in html and "Code: 403 Response: Forbidden" in html
+    assert "上次同步失败：" in html and "Code: 403 Response: Forbidden" in html
 
 
 def test_the_link_form_on_me_links_and_comes_back_to_the_section(zotero):  # noqa: F811
@@ -114,4 +114,4 @@ def test_the_link_form_on_me_links_and_comes_back_to_the_section(zotero):  # noq
     assert ZoteroLink.objects.filter(user=user).exists()
     refused = page.post(reverse("accounts:zotero_link"), {"library_type": "user", "library_id": "x", "api_key": "k"})
     assert refused.status_code == 302
-    assert "library&#x27;s number" in page.get(reverse("accounts:me")).content.decode()
+    assert "请填写文库的编号" in page.get(reverse("accounts:me")).content.decode()

@@ -13,6 +13,13 @@ from tests.accounts.zotero.conftest import arxiv_item, book_item
 pytestmark = pytest.mark.django_db
 
 
+@pytest.fixture(autouse=True)
+def english(user):
+    """Messages the jobs store are in the owner's language: English here."""
+    user.language = "en"
+    user.save(update_fields=["language"])
+
+
 def test_a_collection_of_arxiv_papers_becomes_a_topic_follow_by_example(user, zotero, papers):
     key = zotero.add_collection("Differential privacy")
     zotero.add_item(arxiv_item("2611.00101"), collection=key)

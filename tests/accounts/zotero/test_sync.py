@@ -26,6 +26,13 @@ from tests.accounts.zotero.conftest import arxiv_item, book_item, link_collectio
 pytestmark = pytest.mark.django_db
 
 
+@pytest.fixture(autouse=True)
+def english(user):
+    """Messages the jobs store are in the owner's language: English here."""
+    user.language = "en"
+    user.save(update_fields=["language"])
+
+
 def tags_of(item: dict) -> set[str]:
     return {entry["tag"] for entry in item["tags"]}
 
