@@ -14,6 +14,7 @@ ADMINS = (
     "accounts.alerts.admin",
     "accounts.groups.admin",
     "accounts.channels.admin",
+    "accounts.zotero.admin",
 )
 for module in ADMINS:
     import_module(module)

@@ -2,7 +2,14 @@
 HighWire names), read by Zotero's browser connector (its Embedded Metadata
 translator) and by Scholar. The set and formats follow what arXiv's own
 abstract pages emit (the metatags formatter of the arxiv-browse repository), for
-the version the page shows; the template escapes every value."""
+the version the page shows; the template escapes every value.
+
+Zotero's Embedded Metadata translator (zotero/translators, `Embedded
+Metadata.js`, HIGHWIRE_MAPPINGS) does not read `citation_arxiv_id`: what
+carries the arXiv id into the saved item is `citation_doi` (the paper's
+DOI, or arXiv's own 10.48550/arXiv.<id>, the DOI arXiv.org.js gives a
+preprint without one) and the URL from `citation_abstract_html_url`.
+`citation_arxiv_id` stays for Google Scholar and anyone reading arXiv's set."""
 
 from __future__ import annotations
 
@@ -47,7 +54,7 @@ def citation_tags(*, paper: Paper, versions: Iterable[Version], shown: int | Non
     tags = [("citation_title", paper.title)]
     tags += [("citation_author", citation_author(name)) for name in paper.authors if name.strip()]
     tags += [
-        ("citation_doi", dois[0] if dois else ""),
+        ("citation_doi", dois[0] if dois else f"10.48550/arXiv.{paper.arxiv_id}"),
         ("citation_date", _day(first_date)),
         ("citation_online_date", _day(shown_date)),
         ("citation_pdf_url", f"{paper.pdf_url}v{number}"),

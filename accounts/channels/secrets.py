@@ -1,37 +1,29 @@
-"""A channel's secret (its webhook URL, or a Telegram bot's token and chat)
-encrypted at rest with MultiFernet over settings.CHANNEL_SECRET_KEYS: read
-back only to send, never shown, never logged."""
+"""A channel's secret (its webhook URL, or a Telegram bot's token and chat),
+kept as JSON sealed with the site's third-party secret keys
+(accounts/shared/secrets.py, PAPERTRAIL_SECRET_KEYS): read back only to send,
+never shown, never logged."""
 
 from __future__ import annotations
 
 import json
 
-from cryptography.fernet import Fernet, InvalidToken, MultiFernet
-from django.conf import settings
+from accounts.shared.secrets import SecretsUnavailable, decrypt_secret, encrypt_secret, secrets_available
 
-
-class ChannelsUnavailable(Exception):
-    """No key is configured (PAPERTRAIL_CHANNEL_KEYS): channels cannot be stored."""
-
-
-def _fernet() -> MultiFernet:
-    keys = settings.CHANNEL_SECRET_KEYS
-    if not keys:
-        raise ChannelsUnavailable("PAPERTRAIL_CHANNEL_KEYS is not set")
-    return MultiFernet([Fernet(key.encode()) for key in keys])
+# No key is configured, or no configured key opens a stored secret (a key removed too early).
+ChannelsUnavailable = SecretsUnavailable
 
 
 def channels_available() -> bool:
-    return bool(settings.CHANNEL_SECRET_KEYS)
+    return secrets_available()
 
 
 def seal(secret: dict[str, str]) -> str:
-    return _fernet().encrypt(json.dumps(secret, sort_keys=True).encode()).decode()
+    return encrypt_secret(json.dumps(secret, sort_keys=True))
 
 
 def unseal(token: str) -> dict[str, str]:
-    """The secret; InvalidToken when no configured key opens it (a key removed too early)."""
-    return json.loads(_fernet().decrypt(token.encode()))
+    """The secret; ChannelsUnavailable when no configured key opens it."""
+    return json.loads(decrypt_secret(token))
 
 
-__all__ = ["ChannelsUnavailable", "InvalidToken", "channels_available", "seal", "unseal"]
+__all__ = ["ChannelsUnavailable", "channels_available", "seal", "unseal"]

@@ -30,7 +30,7 @@ from accounts.channels.formats import build_request
 from accounts.channels.models import Channel, ChannelSend
 from accounts.channels.notify import pause_channel
 from accounts.channels.ratelimit import take_token
-from accounts.channels.secrets import InvalidToken, unseal
+from accounts.channels.secrets import ChannelsUnavailable, unseal
 from accounts.channels.transport import Outcome, post
 
 logger = logging.getLogger(__name__)
@@ -117,7 +117,7 @@ def _deliver(send: ChannelSend, *, token: str, now: datetime, run: ChannelRun) -
         return
     try:
         secret = unseal(channel.secret_encrypted)
-    except InvalidToken:
+    except ChannelsUnavailable:
         outcome = Outcome(False, permanent=True, error="the channel's secret cannot be read with the configured keys")
     else:
         message = build_message(channel, picked=send.paper_ids, day=send.period, test=False)
@@ -217,7 +217,7 @@ def send_test(channel_id: int, *, now: datetime | None = None) -> timedelta | st
         return wait
     try:
         secret = unseal(channel.secret_encrypted)
-    except InvalidToken:
+    except ChannelsUnavailable:
         outcome = Outcome(False, permanent=True, error="the channel's secret cannot be read with the configured keys")
     else:
         picked = pick_papers(channel, since=now - timedelta(days=7), until=now, leave_out=set())

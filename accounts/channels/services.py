@@ -97,7 +97,7 @@ def channel_create(
     top_n: int = 5,
 ) -> Channel:
     if not channels_available():
-        raise ChannelsUnavailable(_("Chat channels are not set up on this site (PAPERTRAIL_CHANNEL_KEYS)."))
+        raise ChannelsUnavailable(_("Chat channels are not set up on this site (PAPERTRAIL_SECRET_KEYS)."))
     errors: dict[str, list[str]] = {}
     if kind not in Channel.Kind.values:
         errors["kind"] = [_("Choose one of: %(kinds)s.") % {"kinds": ", ".join(Channel.Kind.values)}]

@@ -17,6 +17,7 @@ from accounts.models.users import (
 from accounts.recommend import models as recommend_models  # noqa: F401
 from accounts.records import models as records_models  # noqa: F401
 from accounts.trail import models as trail_models  # noqa: F401
+from accounts.zotero import models as zotero_models  # noqa: F401
 
 __all__ = [
     "DEFAULT_LANGUAGE",

@@ -4,7 +4,7 @@ domains import records through this module, `models`, `selectors`,
 `services` and `signals` only (tests/papertrail/test_domain_faces.py)."""
 
 from accounts.records.export import CONTENT_TYPES, EXPORT_FORMATS, SUFFIXES
-from accounts.records.files.identifiers import arxiv_id_of, split_name
+from accounts.records.files.identifiers import arxiv_id_in, arxiv_id_of, split_name
 from accounts.records.imports import ADDED, MATCHED, UNMATCHED, ImportResult, RecordImportError
 from accounts.records.notes import MAX_NOTE_LENGTH
 
@@ -18,6 +18,7 @@ __all__ = [
     "UNMATCHED",
     "ImportResult",
     "RecordImportError",
+    "arxiv_id_in",
     "arxiv_id_of",
     "split_name",
 ]

@@ -4,13 +4,11 @@ absolute address for links in mails, and outgoing mail."""
 
 from __future__ import annotations
 
-import base64
-
 import environ
 from django.core.exceptions import ImproperlyConfigured
 
-from papertrail.settings.base import DEBUG, VAR_DIR
-from papertrail.settings.env import env_bool, env_int, env_list, env_str, env_url
+from papertrail.settings.base import VAR_DIR
+from papertrail.settings.env import env_bool, env_int, env_str, env_url
 
 # The apps and middleware are in base.py with every other app and middleware.
 AUTHENTICATION_BACKENDS = [
@@ -139,22 +137,8 @@ PAPERTRAIL_FOLLOW_BACKFILL_DAYS = env_int("PAPERTRAIL_FOLLOW_BACKFILL_DAYS", 7, 
 PAPERTRAIL_TRAIL_ACTIVE_DAYS = env_int("PAPERTRAIL_TRAIL_ACTIVE_DAYS", 30, minimum=1)
 
 # --- Chat channels (accounts/channels/) ---------------------------------------
-# Fernet keys (comma-separated, newest first; MultiFernet decrypts with any and
-# encrypts with the first, so a key is rotated by putting a new one in front).
-# Unset with DEBUG off: channels cannot be added (/me/ and the API say so).
-CHANNEL_SECRET_KEYS = env_list("PAPERTRAIL_CHANNEL_KEYS", [])
-for _key in CHANNEL_SECRET_KEYS:
-    try:
-        _valid = len(base64.urlsafe_b64decode(_key.encode())) == 32
-    except ValueError:
-        _valid = False
-    if not _valid:
-        raise ImproperlyConfigured(
-            "PAPERTRAIL_CHANNEL_KEYS: each key is 32 url-safe base64-encoded bytes (a Fernet key)"
-        )
-if not CHANNEL_SECRET_KEYS and DEBUG:
-    # With DEBUG on only (development): a key in the code, never used in production.
-    CHANNEL_SECRET_KEYS = ["ZGV2ZWxvcG1lbnQtb25seS1jaGFubmVsLWtleS0wMDA="]
+# Their webhook addresses and bot tokens are sealed with PAPERTRAIL_SECRET_KEYS
+# (settings/security.py); unset with DEBUG off, channels cannot be added.
 # Webhook hosts each kind accepts (a URL elsewhere is refused: the site does not
 # post to addresses a researcher makes up, such as the site's own network).
 CHANNEL_ANY_HOST = False

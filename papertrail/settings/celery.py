@@ -120,6 +120,8 @@ PORTAL_STATS_MAX_AGE_SECONDS = env_int(
 FULLTEXT_CRON = env_cron("PAPERTRAIL_CRON_FULLTEXT", "*/10 * * * *")
 FULLTEXT_SELECT_CRON = "50 3 * * *"
 FULLTEXT_SOFT_TIME_LIMIT = 45 * 60
+# Minutes between two syncs of each linked Zotero collection (pull, then push).
+ZOTERO_SYNC_MINUTES = env_int("PAPERTRAIL_ZOTERO_SYNC_MINUTES", 15, minimum=1)
 
 CELERY_BEAT_SCHEDULE = {
     # One check of each source on its own schedule.
@@ -199,6 +201,12 @@ CELERY_BEAT_SCHEDULE = {
         "task": "harvest.select_full_texts",
         "schedule": crontab_from(FULLTEXT_SELECT_CRON),
         "options": {"expires": 3600, "queue": "fulltext"},
+    },
+    # Research records kept in step with their Zotero collections (accounts.zotero).
+    "accounts-zotero-sync": {
+        "task": "accounts.zotero_sync_all",
+        "schedule": float(ZOTERO_SYNC_MINUTES * 60),
+        "options": {"expires": ZOTERO_SYNC_MINUTES * 48, "queue": "default"},
     },
     "portal-overview-stats": {
         "task": "portal.refresh_overview_stats",

@@ -4,8 +4,13 @@ settings/accounts.py."""
 
 from __future__ import annotations
 
+import base64
+import binascii
+
+from django.core.exceptions import ImproperlyConfigured
+
 from papertrail.settings.base import DEBUG
-from papertrail.settings.env import env_bool, env_int
+from papertrail.settings.env import env_bool, env_int, env_list
 
 SESSION_COOKIE_HTTPONLY = True
 SECURE_CONTENT_TYPE_NOSNIFF = True
@@ -32,3 +37,20 @@ PAPERTRAIL_CONTENT_SECURITY_POLICY = (
     "font-src 'self'; connect-src 'self'; object-src 'none'; base-uri 'self'; form-action 'self'; "
     "frame-ancestors 'none'"
 )
+
+# Third-party secrets stored by the site (a Zotero API key): Fernet keys,
+# comma-separated, the first encrypts and every one decrypts (rotation:
+# put the new key first, keep the old one until everything is re-encrypted).
+# DEBUG and the test settings have a fixed key of their own; with DEBUG off
+# and none given, linking a Zotero library is refused with a message.
+PAPERTRAIL_SECRET_KEYS = env_list("PAPERTRAIL_SECRET_KEYS", [])
+if not PAPERTRAIL_SECRET_KEYS and DEBUG:
+    PAPERTRAIL_SECRET_KEYS = ["qJVLnfRpU18tsbqsU6HUQKvJakMEH4G7g0vRCQJgQ4Y="]  # DEBUG only, never for real secrets
+for _key in PAPERTRAIL_SECRET_KEYS:
+    try:
+        if len(base64.urlsafe_b64decode(_key.encode())) != 32:
+            raise ValueError(_key)
+    except (ValueError, binascii.Error):
+        raise ImproperlyConfigured(
+            "PAPERTRAIL_SECRET_KEYS must be Fernet keys (32 url-safe base64 bytes), comma-separated"
+        ) from None

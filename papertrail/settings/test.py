@@ -7,12 +7,11 @@ suite on the real PostgreSQL and Redis servers.
 import os
 
 os.environ.setdefault("DJANGO_SECRET_KEY", "test-only-secret-key-not-for-production")
-os.environ.setdefault(
-    "PAPERTRAIL_CHANNEL_KEYS", "dGVzdC1vbmx5LWNoYW5uZWwta2V5LW5vdC1zZWNyZXQ="
-)  # a test-only Fernet key
 os.environ.setdefault("ARXIV_REQUEST_DELAY", "0")
 os.environ.setdefault("PAPERTRAIL_HTTP_BACKOFF_BASE", "0")
 os.environ.setdefault("DJANGO_SECURE_SSL_REDIRECT", "0")
+# Third-party secrets (a Zotero API key, a chat channel's webhook) are encrypted with a test-only key.
+os.environ.setdefault("PAPERTRAIL_SECRET_KEYS", "HtYQgYX0ofYeUGO_UPcWUYLqHhxnyVyMw_TopTBgBMY=")
 # Tests create the sources they need; rows made by `migrate` would clash.
 os.environ.setdefault("PAPERTRAIL_CREATE_SOURCES", "0")
 

@@ -4,7 +4,7 @@ profile page. Included at the site root."""
 from django.urls import path
 
 from portal.views import accounts as views
-from portal.views import alerts, channels
+from portal.views import alerts, channels, zotero
 
 app_name = "accounts"
 urlpatterns = [
@@ -24,4 +24,9 @@ urlpatterns = [
     path("me/alerts/resubscribe/", alerts.resubscribe, name="alerts_resubscribe"),
     path("me/alerts/address/", alerts.address_retry, name="alerts_address_retry"),
     path("me/alerts/weekly-day/", alerts.weekly_day, name="alerts_weekly_day"),
+    path("me/zotero/", zotero.link, name="zotero_link"),
+    path("me/zotero/collection/", zotero.collection, name="zotero_collection"),
+    path("me/zotero/sync/", zotero.sync, name="zotero_sync"),
+    path("me/zotero/seed/", zotero.seed, name="zotero_seed"),
+    path("me/zotero/unlink/", zotero.unlink, name="zotero_unlink"),
 ]

@@ -16,6 +16,7 @@ from portal.api import (
     records,
     trail,
     views,
+    zotero,
 )
 from portal.api.errors import json_not_found
 
@@ -38,6 +39,10 @@ urlpatterns = [
     path("me/channels/<int:channel_id>/", channels.ChannelDetailView.as_view(), name="channel_detail"),
     path("me/channels/<int:channel_id>/test/", channels.ChannelTestView.as_view(), name="channel_test"),
     path("me/follows/", me.FollowListView.as_view(), name="follow_list"),
+    path("me/zotero/", zotero.ZoteroLinkView.as_view(), name="zotero"),
+    path("me/zotero/collections/", zotero.ZoteroCollectionListView.as_view(), name="zotero_collections"),
+    path("me/zotero/sync/", zotero.ZoteroSyncView.as_view(), name="zotero_sync"),
+    path("me/zotero/seed/", zotero.ZoteroSeedView.as_view(), name="zotero_seed"),
     path("me/follows/preview/", me.FollowPreviewView.as_view(), name="follow_preview"),
     path("me/follows/<int:follow_id>/", me.FollowDetailView.as_view(), name="follow_detail"),
     path("me/records/", records.RecordListView.as_view(), name="record_list"),

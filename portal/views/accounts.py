@@ -32,6 +32,7 @@ from accounts.services import (
 from digests.ask.selectors import ask_list
 from portal.views.alerts import delivery_context
 from portal.views.channels import channels_context
+from portal.views.zotero import zotero_context
 
 
 def _redirect_keeping_method(url_name: str):
@@ -108,6 +109,7 @@ def _profile(
         "display_zone": request.user.time_zone,
         **delivery_context(request.user),
         **channels_context(request.user),
+        **zotero_context(request.user),
     }
     response = render(request, "accounts/me.html", context, status=status)
     add_never_cache_headers(response)

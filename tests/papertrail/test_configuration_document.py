@@ -275,11 +275,6 @@ VARIABLES: dict[str, Case] = {
     "PAPERTRAIL_ALERT_BATCH_USERS": Case("50", "s.ALERT_BATCH_USERS", 50),
     "PAPERTRAIL_ALERT_TOP_PAPERS": Case("5", "s.ALERT_TOP_PAPERS", 5),
     "PAPERTRAIL_RATING_LINK_DAYS": Case("7", "s.PAPERTRAIL_RATING_LINK_DAYS", 7),
-    "PAPERTRAIL_CHANNEL_KEYS": Case(
-        "ZGV2ZWxvcG1lbnQtb25seS1jaGFubmVsLWtleS0xMTE=,ZGV2ZWxvcG1lbnQtb25seS1jaGFubmVsLWtleS0yMjI=",
-        "s.CHANNEL_SECRET_KEYS",
-        ["ZGV2ZWxvcG1lbnQtb25seS1jaGFubmVsLWtleS0xMTE=", "ZGV2ZWxvcG1lbnQtb25seS1jaGFubmVsLWtleS0yMjI="],
-    ),
     "PAPERTRAIL_FEED_ENTRIES": Case("20", "s.FEED_ENTRIES", 20),
     "PAPERTRAIL_MAX_FOLLOWS": Case("50", "s.PAPERTRAIL_MAX_FOLLOWS", 50),
     "PAPERTRAIL_FOLLOW_BACKFILL_DAYS": Case("3", "s.PAPERTRAIL_FOLLOW_BACKFILL_DAYS", 3),
@@ -287,6 +282,14 @@ VARIABLES: dict[str, Case] = {
     # --- records.py ---
     "PAPERTRAIL_RECORDS_IMPORT_MAX_BYTES": Case("1048576", "s.RECORDS_IMPORT_MAX_BYTES", 1048576),
     "PAPERTRAIL_RECORDS_IMPORT_MAX_LOOKUPS": Case("0", "s.RECORDS_IMPORT_MAX_LOOKUPS", 0),
+    "PAPERTRAIL_ZOTERO_API_URL": Case("http://127.0.0.1:9/zotero", "s.ZOTERO_API_URL", "http://127.0.0.1:9/zotero"),
+    "PAPERTRAIL_ZOTERO_SYNC_MINUTES": Case("5", "s.ZOTERO_SYNC_MINUTES", 5),
+    # --- security.py ---
+    "PAPERTRAIL_SECRET_KEYS": Case(
+        "HtYQgYX0ofYeUGO_UPcWUYLqHhxnyVyMw_TopTBgBMY=,qJVLnfRpU18tsbqsU6HUQKvJakMEH4G7g0vRCQJgQ4Y=",
+        "s.PAPERTRAIL_SECRET_KEYS",
+        ["HtYQgYX0ofYeUGO_UPcWUYLqHhxnyVyMw_TopTBgBMY=", "qJVLnfRpU18tsbqsU6HUQKvJakMEH4G7g0vRCQJgQ4Y="],
+    ),
 }
 
 # Former names still accepted while the new name is unset (env.env_renamed):

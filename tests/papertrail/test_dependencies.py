@@ -74,11 +74,11 @@ def test_the_check_catches_an_import_against_the_order():
 
 # Inside accounts, its domains import in one direction too: identity (the
 # top-level modules: users, tokens, sign-in) ← follows ← trail ← records ←
-# recommend ← alerts ← groups. A domain tells those to its right what happened through
+# recommend ← alerts ← groups ← channels ← zotero. A domain tells those to its right what happened through
 # a signal or a registry (accounts/<domain>/signals.py). The app's assembly
 # modules (its model registry, admin, app config, commands, migrations) import
 # every domain by design.
-DOMAINS = ("identity", "follows", "trail", "records", "recommend", "alerts", "groups", "channels")
+DOMAINS = ("identity", "follows", "trail", "records", "recommend", "alerts", "groups", "channels", "zotero")
 ASSEMBLY = ("accounts/models/__init__.py", "accounts/admin.py", "accounts/apps.py")
 ASSEMBLY_DIRS = ("accounts/management/", "accounts/migrations/")
 

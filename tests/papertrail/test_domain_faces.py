@@ -12,7 +12,7 @@ from pathlib import Path
 
 from tests.conftest import PROJECT_ROOT
 
-DOMAINS = ("follows", "trail", "records", "recommend", "alerts", "groups", "channels")
+DOMAINS = ("follows", "trail", "records", "recommend", "alerts", "groups", "channels", "zotero")
 FACE = ("models", "selectors", "services", "signals", "types")
 # The app's assembly (its model registry, admin, app config, commands and
 # migrations) imports every domain's models, admin and commands by design.

@@ -74,6 +74,13 @@ OPERATIONS = {
     ("/api/v1/me/channels/{channel_id}/", "patch"),
     ("/api/v1/me/channels/{channel_id}/", "delete"),
     ("/api/v1/me/channels/{channel_id}/test/", "post"),
+    ("/api/v1/me/zotero/", "get"),
+    ("/api/v1/me/zotero/", "put"),
+    ("/api/v1/me/zotero/", "patch"),
+    ("/api/v1/me/zotero/", "delete"),
+    ("/api/v1/me/zotero/collections/", "get"),
+    ("/api/v1/me/zotero/sync/", "post"),
+    ("/api/v1/me/zotero/seed/", "post"),
 }
 
 
