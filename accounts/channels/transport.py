@@ -5,7 +5,9 @@ Errors name the host and status, never the URL (it is the secret)."""
 
 from __future__ import annotations
 
+import ipaddress
 import logging
+import socket
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
@@ -48,8 +50,25 @@ def _body_code(response: requests.Response) -> tuple[int, str]:
     return 0, ""
 
 
+def _private_address(host: str) -> str | None:
+    """The first address of `host` that is not on the public internet (the
+    site's own network, loopback, link-local), or None. A plain webhook or an
+    ntfy server may be on any host name, and a name can point anywhere."""
+    try:
+        infos = socket.getaddrinfo(host, None, proto=socket.IPPROTO_TCP)
+    except (OSError, UnicodeError):
+        return None  # the post itself then fails and says so
+    for info in infos:
+        address = ipaddress.ip_address(info[4][0].split("%")[0])
+        if not address.is_global:
+            return str(address)
+    return None
+
+
 def post(request: Request) -> Outcome:
     host = urlsplit(request.url).hostname or "?"
+    if not settings.CHANNEL_ANY_HOST and _private_address(host):
+        return Outcome(False, permanent=True, error=f"{host}: not a public address")
     try:
         response = requests.post(
             request.url,

@@ -131,6 +131,18 @@ def test_a_gone_webhook_fails_the_message_at_once(server, alice):
     assert Channel.objects.get(pk=channel.pk).failures == 1
 
 
+def test_a_webhook_whose_host_is_not_public_is_refused_without_a_request(server, alice, settings):
+    """A plain webhook may name any host, and a public-looking name may point
+    at the site's own network: at send time every address the name resolves
+    to must be public (the stand-in is on loopback, so it must hear nothing)."""
+    channel = add_channel(alice, server, "webhook", rhythm="daily")
+    settings.CHANNEL_ANY_HOST = False
+    run = send_channels(now=timezone.now())
+    assert (run.sent, run.failed) == (0, 1)
+    assert server.requests_to(PATHS["webhook"]) == []
+    assert "not a public address" in ChannelSend.objects.get(channel=channel).error
+
+
 def test_the_rate_limit_puts_a_message_off_instead_of_waiting(server, alice, settings):
     channel = add_channel(alice, server, "wecom", rhythm="daily")
     now = timezone.now()
