@@ -228,13 +228,22 @@ def remove_bench_users() -> dict[str, int]:
             return {"users": 0}
         cursor.execute(
             "SELECT EXISTS (SELECT 1 FROM accounts_trailstate WHERE user_id NOT BETWEEN %s AND %s) "
-            "OR EXISTS (SELECT 1 FROM accounts_follow WHERE user_id NOT BETWEEN %s AND %s) "
+            "OR EXISTS (SELECT 1 FROM accounts_follow WHERE user_id IS NULL OR user_id NOT BETWEEN %s AND %s) "
+            "OR EXISTS (SELECT 1 FROM accounts_readermatch WHERE user_id IS NULL) "
+            "OR EXISTS (SELECT 1 FROM accounts_channel WHERE user_id IS NULL OR user_id NOT BETWEEN %s AND %s) "
             "OR (SELECT count(*) FROM accounts_user WHERE id BETWEEN %s AND %s) <> %s",
-            [low, high, low, high, low, high, count],
+            [low, high, low, high, low, high, low, high, count],
         )
         (shared,) = cursor.fetchone()
         if shared:
+            # A group's follows and channels have no user (their rows stay); a bench user's channel goes.
+            cursor.execute(
+                "DELETE FROM accounts_channelsend WHERE channel_id IN "
+                "(SELECT id FROM accounts_channel WHERE user_id BETWEEN %s AND %s)",
+                [low, high],
+            )
             for table in (
+                "accounts_channel",
                 "accounts_readermatch",
                 "accounts_trailstate",
                 "accounts_trailprofile",
@@ -249,7 +258,7 @@ def remove_bench_users() -> dict[str, int]:
             cursor.execute("SET CONSTRAINTS ALL IMMEDIATE")
             cursor.execute(
                 "TRUNCATE accounts_readermatch, accounts_trailstate, accounts_trailprofile, accounts_trailreadmark, "
-                "accounts_alertunsubscribe, accounts_follow, accounts_exclusion"
+                "accounts_alertunsubscribe, accounts_channelsend, accounts_channel, accounts_follow, accounts_exclusion"
             )
         cursor.execute("DELETE FROM accounts_user WHERE id BETWEEN %s AND %s", [low, high])
     return {"users": count}

@@ -12,6 +12,7 @@ from django.utils import timezone
 
 from accounts.follows.models import Exclusion, Follow
 from accounts.follows.services import follow_create
+from accounts.groups.services import group_create
 from accounts.models import User
 from accounts.trail.models import ReaderMatch, TrailState
 from accounts.trail.selectors import trail_page
@@ -74,6 +75,17 @@ def test_readers_have_ten_follows_of_each_kind_reproducibly(small_library):
     follows_data.remove_bench_users()
     follows_data.build_follows(users=READERS, seed=6, library_seed=1)
     assert drawn_follows() != rows
+
+
+def test_removing_the_bench_readers_keeps_a_lab_groups_follow(small_library):
+    """A group's follow has no user: the bench's clean-up (TRUNCATE when only
+    its readers hold follows) must see it and leave it."""
+    owner = User.objects.create_user(username="lab-owner", password="x")
+    group = group_create(owner=owner, name="NLP lab")
+    kept = follow_create(group_id=group.pk, kind="category", value={"code": "cs.CL"})
+    follows_data.build_follows(users=5, seed=5, library_seed=1)
+    assert follows_data.remove_bench_users() == {"users": 5}
+    assert list(Follow.objects.values_list("pk", flat=True)) == [kept.pk]
 
 
 def test_the_day_is_matched_and_read_through_the_real_code(small_library):
