@@ -16,7 +16,7 @@ TEST_ENV := DJANGO_SETTINGS_MODULE=papertrail.settings.test
 # does not reach the suite (docs/decisions.md, "Suite time").
 unexport PYTHONDONTWRITEBYTECODE
 
-.PHONY: run test test-calendar lint format check-migrations bench-harvest bench-data bench bench-search bench-broker loadtest browser-deps clean
+.PHONY: run test test-calendar lint format check-migrations bench-harvest bench-data bench bench-search bench-broker bench-channels loadtest browser-deps clean
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -95,6 +95,10 @@ bench-search: $(DEV_STAMP)
 # How long a task waits in `make run`'s embedded file broker, and its idle cost (bench/broker.py).
 bench-broker: $(DEV_STAMP)
 	$(TEST_ENV) $(PY) -m bench broker $(BENCH_ARGS)
+
+# One period's chat-channel messages, one sender, to a local stand-in; then killed and restarted (bench/channels.py).
+bench-channels: $(DEV_STAMP)
+	$(TEST_ENV) $(PY) -m bench channels $(BENCH_ARGS)
 
 # Locust against gunicorn on loopback over the bench library (bench/loadtest.py).
 loadtest: $(DEV_STAMP)

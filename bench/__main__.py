@@ -31,6 +31,8 @@ BENCHMARKS: dict[str, tuple[bool, dict[str, str]]] = {
     "loadtest": (True, common.BENCH_ENV),
     # Its own scratch database next to the configured one (PostgreSQL or SQLite).
     "harvest": (False, {}),
+    # Its own scratch database (DATABASE_URL as given), made and migrated if missing.
+    "channels": (False, {}),
     # A Celery worker on a scratch folder; no database.
     "broker": (False, {}),
 }

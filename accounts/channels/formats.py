@@ -85,15 +85,16 @@ def _feishu(url: str, message: Message) -> Request:
             text += f"\n{paper.takeaway}"
         text += f"\n{_('Why')}: {paper.why}"
         elements.append({"tag": "div", "text": {"tag": "lark_md", "content": text}})
-        elements.append(
-            {
-                "tag": "action",
-                "actions": [
-                    _feishu_button(_("More like this"), paper.more_url, "default"),
-                    _feishu_button(_("Less like this"), paper.less_url, "default"),
-                ],
-            }
-        )
+        if paper.more_url:  # a group channel's papers have no rating links (ratings are personal)
+            elements.append(
+                {
+                    "tag": "action",
+                    "actions": [
+                        _feishu_button(_("More like this"), paper.more_url, "default"),
+                        _feishu_button(_("Less like this"), paper.less_url, "default"),
+                    ],
+                }
+            )
         elements.append({"tag": "hr"})
     if message.rest_url:
         elements.append({"tag": "action", "actions": [_feishu_button(_("The rest of your trail"), message.rest_url)]})
@@ -160,7 +161,8 @@ def _discord(url: str, message: Message) -> Request:
     for paper in message.papers[:DISCORD_EMBEDS]:
         lines = [paper.takeaway] if paper.takeaway else []
         lines.append(f"*{_('Why')}: {paper.why}*")
-        lines.append(f"[{_('More like this')}]({paper.more_url}) · [{_('Less like this')}]({paper.less_url})")
+        if paper.more_url:
+            lines.append(f"[{_('More like this')}]({paper.more_url}) · [{_('Less like this')}]({paper.less_url})")
         embeds.append({"title": paper.title[:256], "url": paper.url, "description": "\n".join(lines)[:4096]})
     content = message.title
     if message.test:

@@ -2,9 +2,9 @@
 Telegram, Discord, ntfy or plain JSON webhook, which gets the top of their
 trail (or of one follow) at their rhythm, and each message it was sent.
 
-The owner is a user. A lab group could later own a channel too (a nullable
-group key beside `user`, with `user` made nullable and a check that exactly
-one is set); nothing here assumes more than "the owner's language and trail"."""
+The owner is a user or a lab group (exactly one, a check constraint): a group's
+channel gets the group trail, in the group owner's language, and only that
+owner manages it (docs/channels.md, "Lab channels")."""
 
 from __future__ import annotations
 
@@ -14,6 +14,7 @@ from django.utils import timezone
 from django.utils.translation import gettext_lazy
 
 from accounts.follows.models import Follow
+from accounts.groups.models import LabGroup
 
 
 class Channel(models.Model):
@@ -33,7 +34,12 @@ class Channel(models.Model):
         DAILY = "daily", gettext_lazy("daily")
         WEEKLY = "weekly", gettext_lazy("weekly")
 
-    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="channels")
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.CASCADE, related_name="channels"
+    )
+    group = models.ForeignKey(
+        LabGroup, null=True, blank=True, on_delete=models.CASCADE, related_name="channels", db_index=False
+    )
     kind = models.CharField(max_length=16, choices=Kind.choices)
     name = models.CharField(max_length=100)
     secret_encrypted = models.TextField(help_text="the webhook URL or bot token, Fernet-encrypted; never shown")
@@ -57,10 +63,21 @@ class Channel(models.Model):
     class Meta:
         verbose_name = gettext_lazy("chat channel")
         verbose_name_plural = gettext_lazy("chat channels")
-        indexes = [models.Index(fields=["user", "id"], name="channel_user_idx")]
+        indexes = [
+            models.Index(fields=["user", "id"], name="channel_user_idx"),
+            models.Index(fields=["group", "id"], name="channel_group_idx"),
+        ]
+        constraints = [
+            models.CheckConstraint(
+                condition=models.Q(user__isnull=False, group__isnull=True)
+                | models.Q(user__isnull=True, group__isnull=False),
+                name="channel_user_or_group",
+            )
+        ]
 
     def __str__(self) -> str:
-        return f"{self.get_kind_display()} channel {self.name!r} of {self.user_id}"
+        owner = f"group {self.group_id}" if self.group_id else str(self.user_id)
+        return f"{self.get_kind_display()} channel {self.name!r} of {owner}"
 
     @property
     def paused(self) -> bool:

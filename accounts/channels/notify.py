@@ -1,5 +1,6 @@
 """A channel paused after repeated failures: the pause is recorded (shown on
-/me/ and in the admin) and its owner told by email, in their language."""
+/me/, the group page and in the admin) and its owner (a group's: the group's
+owner) told by email, in their language."""
 
 from __future__ import annotations
 
@@ -9,10 +10,12 @@ from django.conf import settings
 from django.core.mail import send_mail
 from django.db import transaction
 from django.template.loader import get_template
+from django.urls import reverse
 from django.utils import timezone, translation
 
 from accounts.alerts.selectors import absolute, mail_configured
 from accounts.channels.models import Channel
+from accounts.channels.owners import reader_of
 
 logger = logging.getLogger(__name__)
 
@@ -34,13 +37,17 @@ def pause_channel(channel: Channel, *, reason: str) -> bool:
 
 def _tell_owner(channel_id: int) -> None:
     channel = Channel.objects.select_related("user").filter(pk=channel_id).first()
-    if channel is None or not channel.user.email or not mail_configured():
+    if channel is None:
         return
-    context = {"channel": channel, "me_url": absolute("/me/#channels"), "site_name": settings.SITE_NAME}
-    with translation.override(channel.user.language):
+    owner = reader_of(channel)
+    if not owner.email or not mail_configured():
+        return
+    page = reverse("portal:group_detail", args=[channel.group_id]) if channel.group_id else "/me/"
+    context = {"channel": channel, "me_url": absolute(page + "#channels"), "site_name": settings.SITE_NAME}
+    with translation.override(owner.language):
         subject = " ".join(_SUBJECT.render(context).split())
         body = _BODY.render(context)
     try:
-        send_mail(subject, body, settings.DEFAULT_FROM_EMAIL, [channel.user.email])
+        send_mail(subject, body, settings.DEFAULT_FROM_EMAIL, [owner.email])
     except OSError as error:  # smtplib's errors are OSErrors
         logger.warning("the pause of channel %d was not mailed: %s", channel_id, type(error).__name__)

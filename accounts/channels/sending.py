@@ -29,6 +29,7 @@ from accounts.channels.content import build_message, pick_papers
 from accounts.channels.formats import build_request
 from accounts.channels.models import Channel, ChannelSend
 from accounts.channels.notify import pause_channel
+from accounts.channels.owners import reader_of
 from accounts.channels.ratelimit import take_token
 from accounts.channels.secrets import ChannelsUnavailable, unseal
 from accounts.channels.transport import Outcome, post
@@ -65,7 +66,7 @@ class ChannelRun:
 def due_period(channel: Channel, *, now: datetime, listing: date | None) -> date | None:
     if channel.rhythm == Channel.Rhythm.ANNOUNCEMENT:
         return listing
-    local = now.astimezone(ZoneInfo(channel.user.time_zone))
+    local = now.astimezone(ZoneInfo(reader_of(channel).time_zone))
     today = local.date() if local.hour >= settings.CHANNEL_SEND_HOUR else local.date() - timedelta(days=1)
     if channel.rhythm == Channel.Rhythm.DAILY:
         return today

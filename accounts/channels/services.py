@@ -1,6 +1,7 @@
 """Writes of chat channels: add one (its secret sealed at once, a test
 message queued), delete, pause, resume, and ask for a test message. A bad
-parameter raises ChannelError naming it."""
+parameter raises ChannelError naming it. A channel is a user's or (`group`)
+a lab group's; portal lets only the group's owner call these for its channels."""
 
 from __future__ import annotations
 
@@ -18,6 +19,7 @@ from accounts.channels.models import Channel
 from accounts.channels.secrets import channels_available, seal
 from accounts.channels.types import ChannelError, ChannelsUnavailable
 from accounts.follows.models import Follow
+from accounts.groups.models import LabGroup
 from accounts.models import User
 
 __all__ = [
@@ -86,7 +88,8 @@ def _secret(kind: str, *, url: str, token: str, chat_id: str, errors: dict[str, 
 @transaction.atomic
 def channel_create(
     *,
-    user: User,
+    user: User | None = None,
+    group: LabGroup | None = None,
     kind: str,
     name: str = "",
     url: str = "",
@@ -96,6 +99,9 @@ def channel_create(
     rhythm: str = Channel.Rhythm.ANNOUNCEMENT,
     top_n: int = 5,
 ) -> Channel:
+    if (user is None) == (group is None):
+        raise ValueError("a channel is a user's or a group's")
+    owned = {"group": group} if group is not None else {"user": user}
     if not channels_available():
         raise ChannelsUnavailable(_("Chat channels are not set up on this site (PAPERTRAIL_SECRET_KEYS)."))
     errors: dict[str, list[str]] = {}
@@ -110,21 +116,23 @@ def channel_create(
         errors["name"] = [_("Use at most 100 characters.")]
     follow = None
     if follow_id is not None:
-        follow = Follow.objects.filter(user=user, pk=follow_id).first()
+        follow = Follow.objects.filter(pk=follow_id, **owned).first()
         if follow is None:
-            errors["follow"] = [_("You have no follow with this id.")]
+            errors["follow"] = [
+                _("The group has no follow with this id.") if group else _("You have no follow with this id.")
+            ]
     secret = (
         _secret(kind, url=url.strip(), token=token.strip(), chat_id=chat_id.strip(), errors=errors)
         if (kind in Channel.Kind.values)
         else {}
     )
-    if Channel.objects.select_for_update().filter(user=user).count() >= MAX_CHANNELS:
+    if Channel.objects.select_for_update().filter(**owned).count() >= MAX_CHANNELS:
         errors["kind"] = [_("You have %(max)d channels, the most there can be.") % {"max": MAX_CHANNELS}]
     if errors:
         raise ChannelError(errors)
     host = "api.telegram.org" if kind == Channel.Kind.TELEGRAM else (urlsplit(secret["url"]).hostname or "")
     channel = Channel.objects.create(
-        user=user,
+        **owned,
         kind=kind,
         name=name or Channel.Kind(kind).label,
         secret_encrypted=seal(secret),

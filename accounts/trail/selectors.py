@@ -42,6 +42,7 @@ __all__ = [
     "decode_cursor",
     "encode_cursor",
     "group_trail_unread_total",
+    "group_trail_window_cards",
     "readers_shared",
     "trail_card_times",
     "trail_cards",
@@ -346,6 +347,14 @@ def trail_window_cards(
 ) -> list[Card]:
     """The cards whose event falls in [since, until), newest first."""
     return window_cards(Reader.of(user_id), since, until, where)
+
+
+def group_trail_window_cards(
+    *, group_id: int, user_id: int, since: datetime | None, until: datetime | None, follow_id: int | None
+) -> list[Card]:
+    """The group trail's cards in [since, until), newest first, whatever one
+    member (`user_id`) dismissed: what the group's chat channel shows."""
+    return window_cards(Reader.of(user_id, group_id), since, until, CardFilter(follow_id=follow_id, dismissed=True))
 
 
 def trail_cards_page(*, user_id: int, where: CardFilter, size: int) -> list[Card]:

@@ -66,7 +66,7 @@ class ChannelListView(APIView):
         body = ChannelWriteSerializer(data=request.data)
         body.is_valid(raise_exception=True)
         try:
-            channel = channel_create(user=request.user, **_create_args(body.validated_data))
+            channel = channel_create(user=request.user, **create_args(body.validated_data))
         except ChannelError as error:
             raise ParameterError(error.errors) from None
         except ChannelsUnavailable as error:
@@ -74,7 +74,7 @@ class ChannelListView(APIView):
         return Response(ChannelSerializer(channel).data, status=status.HTTP_201_CREATED)
 
 
-def _create_args(data: dict) -> dict:
+def create_args(data: dict) -> dict:
     args = dict(data)
     args["follow_id"] = args.pop("follow")
     return args

@@ -6,6 +6,7 @@ from django.urls import path, re_path
 from portal.api import (
     ask,
     channels,
+    group_channels,
     group_trail,
     groups,
     me,
@@ -87,6 +88,17 @@ urlpatterns = [
     ),
     path("groups/<int:group_id>/trail/", group_trail.GroupTrailView.as_view(), name="group_trail"),
     path("groups/<int:group_id>/trail/read/", group_trail.GroupTrailReadView.as_view(), name="group_trail_read"),
+    path("groups/<int:group_id>/channels/", group_channels.GroupChannelListView.as_view(), name="group_channels"),
+    path(
+        "groups/<int:group_id>/channels/<int:group_channel_id>/",
+        group_channels.GroupChannelDetailView.as_view(),
+        name="group_channel",
+    ),
+    path(
+        "groups/<int:group_id>/channels/<int:group_channel_id>/test/",
+        group_channels.GroupChannelTestView.as_view(),
+        name="group_channel_test",
+    ),
     # [\s\S], not ".": a path holding a newline (%0A) must not slip past to the HTML 404.
     re_path(r"^[\s\S]*$", json_not_found, name="not_found"),
 ]

@@ -23,6 +23,7 @@ from accounts.channels.services import (
 )
 from accounts.channels.types import ChannelError, ChannelsUnavailable
 from accounts.follows.models import Follow
+from accounts.groups.models import LabGroup
 from accounts.models import User
 
 
@@ -59,6 +60,12 @@ def _number(raw: str, name: str, errors: dict[str, list[str]]) -> int | None:
 @login_required
 @require_POST
 def channel_add(request: HttpRequest) -> HttpResponse:
+    add_from_form(request, user=request.user)
+    return _back()
+
+
+def add_from_form(request: HttpRequest, *, user: User | None = None, group: LabGroup | None = None) -> None:
+    """Add the posted channel (the user's or the group's); errors become messages naming the field."""
     errors: dict[str, list[str]] = {}
     follow_id = _number(request.POST.get("follow", ""), "follow", errors)
     top_n = _number(request.POST.get("top_n", ""), "top_n", errors)
@@ -66,7 +73,8 @@ def channel_add(request: HttpRequest) -> HttpResponse:
         if errors:
             raise ChannelError(errors)
         channel = channel_create(
-            user=request.user,
+            user=user,
+            group=group,
             kind=request.POST.get("kind", ""),
             name=request.POST.get("name", ""),
             url=request.POST.get("url", ""),
@@ -79,12 +87,11 @@ def channel_add(request: HttpRequest) -> HttpResponse:
     except ChannelError as error:
         for name, texts in error.errors.items():
             messages.error(request, f"{name}: {' '.join(texts)}")
-        return _back()
+        return
     except ChannelsUnavailable as error:
         messages.error(request, str(error))
-        return _back()
+        return
     messages.success(request, _("Channel “%(name)s” added; a test message is on its way.") % {"name": channel.name})
-    return _back()
 
 
 @login_required

@@ -15,6 +15,8 @@ from django.utils.cache import add_never_cache_headers
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
+from accounts.channels.models import Channel
+from accounts.channels.selectors import channels_available, group_channel_list
 from accounts.follows.selectors import group_follow_get, group_follow_list
 from accounts.follows.services import follow_create, follow_delete
 from accounts.follows.types import FollowDefinition
@@ -56,6 +58,16 @@ def owner_or_403(request: HttpRequest, group_id: int) -> Membership:
     if membership.role != Membership.Role.OWNER:
         raise PermissionDenied(_("Only the group's owner may do this."))
     return membership
+
+
+def group_channels_context(group_id: int) -> dict:
+    return {
+        "group_channels": group_channel_list(group_id=group_id),
+        "channels_available": channels_available(),
+        "channel_kinds": Channel.Kind.choices,
+        "channel_rhythms": Channel.Rhythm.choices,
+        "channel_follows": [(follow.pk, follow.name) for follow in group_follow_list(group_id=group_id)],
+    }
 
 
 def _page(request: HttpRequest, template: str, context: dict, status: int = 200) -> HttpResponse:
@@ -112,6 +124,7 @@ def group_detail(request: HttpRequest, group_id: int, errors: list[str] | None =
         "unread": group_trail_unread_total(user=request.user, group_id=group.pk),
         "kinds": GROUP_FOLLOW_KINDS,
         "errors": errors or [],
+        **group_channels_context(group.pk),
     }
     return _page(request, "portal/group.html", context, status=400 if errors else 200)
 

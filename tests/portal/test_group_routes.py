@@ -14,6 +14,8 @@ from django.test import Client
 from django.urls import reverse
 from django.utils import timezone
 
+from accounts.channels.models import Channel
+from accounts.channels.services import channel_create
 from accounts.follows.models import Follow
 from accounts.follows.services import follow_create
 from accounts.groups.models import GroupInvite, LabGroup, Membership
@@ -24,6 +26,7 @@ from tests.accounts.conftest import ago, harvest, record
 from tests.portal.test_owner_only import METHODS, ROUTES, Route, _fill, _login_redirect, _send
 
 pytestmark = pytest.mark.django_db
+SLACK_HOOK = "https://hooks.slack.com/services/T0/B0/lab-secret-hook"
 
 GROUP_ROUTES = [r for r in ROUTES if r.name and "group_id" in r.params]
 # What a member may do besides reading: mark the group's trail read (and leave, tried on its own).
@@ -36,13 +39,15 @@ MEMBER_MAY = {
     ("api:group_follows", "get"),
     ("api:group_trail", "get"),
     ("api:group_trail_read", "post"),
+    ("api:group_channels", "get"),
+    ("api:group_channel", "get"),
 }
 LEAVING = {("portal:group_leave", "post"), ("api:group_member", "delete")}
 
 
 def test_the_group_routes_are_found():
     names = {route.name for route in GROUP_ROUTES}
-    assert len(GROUP_ROUTES) == 21  # 12 pages, 9 API routes
+    assert len(GROUP_ROUTES) == 29  # 17 pages, 12 API routes
     assert {"portal:group_invite_revoke", "api:group_invites", "api:group_member", "api:group_trail"} <= names
 
 
@@ -62,7 +67,9 @@ def lab(db) -> dict[str, Any]:
     for user in members:
         invite_accept(user=user, token=token)
     follow = follow_create(group_id=group.pk, kind="category", value={"code": "cs.LG"})
+    channel = channel_create(group=group, kind="slack", url=SLACK_HOOK)
     return {
+        "channel": channel,
         "owner": owner,
         "member": members[0],
         "second": members[1],
@@ -81,6 +88,7 @@ def url_of(route: Route, lab: dict[str, Any]) -> str:
         "member_id": lab["second"].pk,
         "invite_id": lab["invite"].pk,
         "group_follow_id": lab["follow"].pk,
+        "group_channel_id": lab["channel"].pk,
     }
     return _fill(route, {name: values[name] for name in route.params})
 
@@ -92,6 +100,7 @@ def state(lab: dict[str, Any]) -> list:
         list(Membership.objects.filter(group=group).order_by("pk").values()),
         list(GroupInvite.objects.filter(group=group).order_by("pk").values()),
         list(Follow.objects.filter(group=group).order_by("pk").values("pk", "name")),
+        list(Channel.objects.filter(group=group).order_by("pk").values("pk", "paused_at", "tested_at")),
     ]
 
 
@@ -261,3 +270,36 @@ def test_the_trail_page_switches_between_mine_and_the_groups_in_chinese(lab):
     # No group, no switch.
     alone = client_of(lab["outsider"]).get(reverse("portal:trail")).content.decode()
     assert "data-trail-switch" not in alone
+
+
+# --- the group's chat channels --------------------------------------------------------
+def test_members_see_the_groups_channels_but_never_their_secret_and_only_the_owner_manages(lab):
+    group_id, channel = lab["group"].pk, lab["channel"]
+    for who in ("member", "owner"):
+        client = client_of(lab[who])
+        page = client.get(reverse("portal:group_detail", args=[group_id])).content.decode()
+        listed = client.get(reverse("api:group_channels", args=[group_id]))
+        assert f'data-channel="{channel.pk}"' in page and "hooks.slack.com" in page
+        assert [item["id"] for item in listed.json()] == [channel.pk]
+        for text in (page, listed.content.decode()):
+            assert "lab-secret-hook" not in text and channel.secret_encrypted not in text
+        has_forms = reverse("portal:group_channel_delete", args=[group_id, channel.pk]) in page
+        assert has_forms == (who == "owner")
+    member = client_of(lab["member"])
+    body = {"kind": "slack", "url": SLACK_HOOK}
+    assert member.post(reverse("api:group_channels", args=[group_id]), body).status_code == 403
+    assert member.post(reverse("portal:group_channel_add", args=[group_id]), body).status_code == 403
+    outsider = client_of(lab["outsider"])
+    assert outsider.get(reverse("api:group_channels", args=[group_id])).status_code == 404
+    assert outsider.post(reverse("api:group_channels", args=[group_id]), body).status_code == 404
+    assert Channel.objects.filter(group_id=group_id).count() == 1
+    # The owner adds, pauses and deletes; another group's channel id is a 404 here.
+    owner = client_of(lab["owner"])
+    made = owner.post(reverse("api:group_channels", args=[group_id]), body, content_type="application/json")
+    assert made.status_code == 201 and "lab-secret-hook" not in made.content.decode()
+    url = reverse("api:group_channel", args=[group_id, made.json()["id"]])
+    assert owner.patch(url, {"paused": True}, content_type="application/json").json()["paused"] is True
+    assert owner.delete(url).status_code == 204
+    other = group_create(owner=lab["owner"], name="Other lab")
+    assert owner.get(reverse("api:group_channel", args=[other.pk, channel.pk])).status_code == 404
+    assert Channel.objects.get(pk=channel.pk).paused_at is None

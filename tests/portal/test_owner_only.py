@@ -57,6 +57,7 @@ OWNED: dict[str, Callable[[dict[str, Any]], Any]] = {
     "member_id": lambda objs: objs["group_member"].pk,
     "invite_id": lambda objs: objs["group_invite"].pk,
     "group_follow_id": lambda objs: objs["group_follow"].pk,
+    "group_channel_id": lambda objs: objs["group_channel"].pk,
     "channel_id": lambda objs: objs["channel"].pk,
 }
 # Routes where a public-looking parameter names the user's own object: a
@@ -286,6 +287,9 @@ def world(db) -> dict[str, Any]:
     objs["group_member"] = User.objects.create_user("carol", password="x")
     invite_accept(user=objs["group_member"], token=token)
     objs["group_follow"] = follow_create(group_id=objs["group"].pk, kind="category", value={"code": "cs.LG"})
+    objs["group_channel"] = channel_create(
+        group=objs["group"], kind="slack", url="https://hooks.slack.com/services/T0/B0/group-secret-hook"
+    )
     objs.update(a=a, b=b)
     return objs
 
