@@ -12,12 +12,14 @@ only the JSON envelope each provider asks for is built here.
 - Discord: execute webhook, one embed per paper (at most 10).
 - ntfy: JSON publishing to the server root, markdown on.
 - webhook: the message as plain JSON.
+
+A signing secret or an access token is added last (accounts/channels/signing.py).
 """
 
 from __future__ import annotations
 
 import dataclasses
-from dataclasses import dataclass
+from datetime import datetime
 from urllib.parse import urlsplit, urlunsplit
 
 from django.conf import settings
@@ -26,7 +28,8 @@ from django.utils import translation
 from django.utils.translation import gettext as _
 
 from accounts.channels.models import Channel
-from accounts.channels.types import ChannelPaper, Message
+from accounts.channels.signing import signed
+from accounts.channels.types import ChannelPaper, Message, Request
 
 _PAPER_MD = get_template("channels/paper.md")
 _MESSAGE_MD = get_template("channels/message.md")
@@ -37,12 +40,6 @@ _TELEGRAM = get_template("channels/telegram.html")
 WECOM_MARKDOWN_BYTES = 4096
 TELEGRAM_CHARACTERS = 4096
 DISCORD_EMBEDS = 10
-
-
-@dataclass
-class Request:
-    url: str
-    json: dict
 
 
 def _link_text(text: str) -> str:
@@ -173,10 +170,11 @@ def _discord(url: str, message: Message) -> Request:
 
 
 def _ntfy(url: str, message: Message) -> Request:
-    """JSON publishing goes to the server's root with the topic in the body."""
+    """JSON publishing goes to the server's root with the topic in the body
+    (a user and password in the address go in a header: signing.py)."""
     parts = urlsplit(url)
     topic = parts.path.strip("/")
-    root = urlunsplit((parts.scheme, parts.netloc, "/", "", ""))
+    root = urlunsplit((parts.scheme, parts.netloc.rpartition("@")[2], "/", "", ""))
     body: dict = {"topic": topic, "title": message.title, "message": _markdown(message), "markdown": True}
     if message.rest_url:
         body |= {
@@ -211,12 +209,13 @@ _BY_URL = {
 }
 
 
-def build_request(kind: str, secret: dict, message: Message) -> Request:
-    """The HTTP request that delivers `message` to a channel of this kind, in its language."""
+def build_request(kind: str, secret: dict, message: Message, *, now: datetime) -> Request:
+    """The HTTP request that delivers `message` to a channel of this kind, in
+    its language, signed at `now` when the channel has a signing secret."""
     with translation.override(message.language):
         if kind == Channel.Kind.TELEGRAM:
             return _telegram(secret, message)
-        return _BY_URL[kind](secret["url"], message)
+        return signed(kind, secret, _BY_URL[kind](secret["url"], message), now=now)
 
 
 __all__ = ["ChannelPaper", "Request", "build_request"]

@@ -122,7 +122,7 @@ def _deliver(send: ChannelSend, *, token: str, now: datetime, run: ChannelRun) -
         outcome = Outcome(False, permanent=True, error="the channel's secret cannot be read with the configured keys")
     else:
         message = build_message(channel, picked=send.paper_ids, day=send.period, test=False)
-        outcome = post(build_request(channel.kind, secret, message))
+        outcome = post(build_request(channel.kind, secret, message, now=now))
     if outcome.sent:
         _set(send, token, status=ChannelSend.Status.SENT, sent_at=timezone.now(), error="", next_attempt_at=None)
         Channel.objects.filter(pk=channel.pk).update(failures=0)
@@ -223,6 +223,6 @@ def send_test(channel_id: int, *, now: datetime | None = None) -> timedelta | st
     else:
         picked = pick_papers(channel, since=now - timedelta(days=7), until=now, leave_out=set())
         message = build_message(channel, picked=picked, day=None, test=True)
-        outcome = post(build_request(channel.kind, secret, message))
+        outcome = post(build_request(channel.kind, secret, message, now=now))
     Channel.objects.filter(pk=channel.pk).update(tested_at=now, test_ok=outcome.sent, test_error=outcome.error)
     return "sent" if outcome.sent else f"not sent: {outcome.error}"

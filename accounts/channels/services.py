@@ -17,6 +17,7 @@ from django.utils.translation import gettext as _
 from accounts.channels import tasks
 from accounts.channels.models import Channel
 from accounts.channels.secrets import channels_available, seal
+from accounts.channels.signing import SIGNED_KINDS
 from accounts.channels.types import ChannelError, ChannelsUnavailable
 from accounts.follows.models import Follow
 from accounts.groups.models import LabGroup
@@ -43,6 +44,14 @@ HOSTS = {
 }
 _TELEGRAM_TOKEN = re.compile(r"^\d{3,15}:[A-Za-z0-9_-]{30,64}$")
 _TELEGRAM_CHAT = re.compile(r"^(-?\d{1,20}|@[A-Za-z][A-Za-z0-9_]{4,31})$")
+_NTFY_TOKEN = re.compile(r"^tk_[A-Za-z0-9]{20,60}$")
+_SIGNING_SECRET = re.compile(r"^[\x21-\x7e]{8,200}$")
+# The secrets each kind takes; any other given is a bad parameter, not silently dropped.
+_TAKES = {
+    Channel.Kind.TELEGRAM: {"token", "chat_id"},
+    Channel.Kind.NTFY: {"url", "token"},
+    **{kind: {"url", "signing_secret"} for kind in SIGNED_KINDS},
+}
 
 
 def _url_error(kind: str, url: str) -> str | None:
@@ -72,17 +81,37 @@ def _url_error(kind: str, url: str) -> str | None:
     return _("Give a public host name.")
 
 
-def _secret(kind: str, *, url: str, token: str, chat_id: str, errors: dict[str, list[str]]) -> dict[str, str]:
+def _secret(kind: str, given: dict[str, str], errors: dict[str, list[str]]) -> dict[str, str]:
+    """The sealed part of a channel: its address or bot, and an optional signing secret or access token."""
+    takes = _TAKES.get(kind, {"url"})
+    for name in sorted(name for name, value in given.items() if value and name not in takes):
+        errors[name] = [_("A %(kind)s channel does not take this.") % {"kind": Channel.Kind(kind).label}]
+    token, chat_id = given["token"], given["chat_id"]
     if kind == Channel.Kind.TELEGRAM:
         if not _TELEGRAM_TOKEN.match(token):
             errors["token"] = [_("Give the bot token BotFather gave you (digits, a colon, then letters).")]
         if not _TELEGRAM_CHAT.match(chat_id):
             errors["chat_id"] = [_("Give the chat's numeric id or its @username.")]
         return {"token": token, "chat_id": chat_id}
+    url = given["url"]
     problem = _url_error(kind, url)
     if problem:
         errors["url"] = [problem]
-    return {"url": url}
+    secret = {"url": url}
+    signing_secret = given["signing_secret"]
+    if kind in SIGNED_KINDS and signing_secret:
+        if not _SIGNING_SECRET.match(signing_secret):
+            errors["signing_secret"] = [_("Give the bot's signing secret as shown in its security settings.")]
+        elif kind == Channel.Kind.DINGTALK and not signing_secret.startswith("SEC"):
+            errors["signing_secret"] = [_("A DingTalk signing secret starts with SEC.")]
+        secret["signing_secret"] = signing_secret
+    if kind == Channel.Kind.NTFY and token:
+        if not _NTFY_TOKEN.match(token):
+            errors["token"] = [_("Give the ntfy access token (tk_ and letters and digits).")]
+        elif urlsplit(url).username is not None:
+            errors["token"] = [_("Give either an access token or a user and password in the address, not both.")]
+        secret["token"] = token
+    return secret
 
 
 @transaction.atomic
@@ -95,6 +124,7 @@ def channel_create(
     url: str = "",
     token: str = "",
     chat_id: str = "",
+    signing_secret: str = "",
     follow_id: int | None = None,
     rhythm: str = Channel.Rhythm.ANNOUNCEMENT,
     top_n: int = 5,
@@ -121,9 +151,10 @@ def channel_create(
             errors["follow"] = [
                 _("The group has no follow with this id.") if group else _("You have no follow with this id.")
             ]
+    given = {"url": url, "token": token, "chat_id": chat_id, "signing_secret": signing_secret}
     secret = (
-        _secret(kind, url=url.strip(), token=token.strip(), chat_id=chat_id.strip(), errors=errors)
-        if (kind in Channel.Kind.values)
+        _secret(kind, {name: value.strip() for name, value in given.items()}, errors)
+        if kind in Channel.Kind.values
         else {}
     )
     if Channel.objects.select_for_update().filter(**owned).count() >= MAX_CHANNELS:

@@ -14,7 +14,7 @@ from urllib.parse import urlsplit
 import requests
 from django.conf import settings
 
-from accounts.channels.formats import Request
+from accounts.channels.types import Request
 
 logger = logging.getLogger(__name__)
 
@@ -23,6 +23,9 @@ USER_AGENT = "PaperTrail channels (+https://github.com/papertrail)"
 _BODY_CODES = ("code", "errcode", "StatusCode")
 # Feishu 11232 / 9499, WeCom 45009 and DingTalk 130101 mean "too many messages": retry later.
 _RATE_CODES = {11232, 9499, 45009, 130101}
+# Feishu 19021 and DingTalk 310000: the signature was refused (a wrong signing secret, or a clock an hour off).
+_SIGNATURE_CODES = {19021, 310000}
+SIGNATURE_REFUSED = "the signature was refused: check the channel's signing secret and this server's clock"
 
 
 @dataclass
@@ -74,7 +77,7 @@ def post(request: Request) -> Outcome:
             request.url,
             json=request.json,
             timeout=settings.CHANNEL_TIMEOUT_SECONDS,
-            headers={"User-Agent": USER_AGENT},
+            headers={"User-Agent": USER_AGENT} | request.headers,
             allow_redirects=False,
         )
     except requests.RequestException as error:
@@ -85,10 +88,11 @@ def post(request: Request) -> Outcome:
         retry_after = response.headers.get("Retry-After", "")
         wait = float(retry_after) if retry_after.replace(".", "", 1).isdigit() else None
         return Outcome(False, error=f"{host}: HTTP {status}", retry_after=wait)
-    if status >= 300:
-        return Outcome(False, permanent=True, error=f"{host}: HTTP {status} {response.text[:200]}")
     code, text = _body_code(response)
+    reason = f" ({SIGNATURE_REFUSED})" if code in _SIGNATURE_CODES else ""
+    if status >= 300:
+        return Outcome(False, permanent=True, error=f"{host}: HTTP {status} {response.text[:200]}{reason}")
     if code:
         transient = code in _RATE_CODES or code == 429
-        return Outcome(False, permanent=not transient, error=f"{host}: code {code} {text}".strip())
+        return Outcome(False, permanent=not transient, error=f"{host}: code {code} {text}".strip() + reason)
     return Outcome(True)

@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 
 from accounts.channels.secrets import ChannelsUnavailable
 
-__all__ = ["ChannelError", "ChannelPaper", "ChannelsUnavailable", "Message"]
+__all__ = ["ChannelError", "ChannelPaper", "ChannelsUnavailable", "Message", "Request"]
 
 
 class ChannelError(Exception):
@@ -40,3 +40,12 @@ class Message:
     rest_url: str = ""
     language: str = "en"
     test: bool = False
+
+
+@dataclass
+class Request:
+    """A message as it goes out: where, its JSON body and any headers of its own."""
+
+    url: str
+    json: dict
+    headers: dict[str, str] = field(default_factory=dict)
