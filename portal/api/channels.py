@@ -57,8 +57,10 @@ class ChannelListView(APIView):
         operation_id="me_channels_create",
         summary="Add a chat channel",
         description="Feishu, Lark, WeCom, DingTalk, Slack, Discord, ntfy or a JSON webhook take `url` (the "
-        "webhook address); Telegram takes `token` and `chat_id`. The secret is stored encrypted and never shown "
-        "again; a test message is sent at once. Errors name the field.",
+        "webhook address); Telegram takes `token` and `chat_id`. A Feishu, Lark or DingTalk bot with signature "
+        "verification also takes `signing_secret`; an ntfy protected topic, `token` (an access token). Secrets are "
+        "stored encrypted and never shown again; a test message is sent at once. Errors name the field, as does "
+        "a field the kind does not take.",
         request=ChannelWriteSerializer,
         responses={201: OpenApiResponse(ChannelSerializer, description="The new channel."), **ERROR_RESPONSES},
     )

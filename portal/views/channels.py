@@ -80,6 +80,7 @@ def add_from_form(request: HttpRequest, *, user: User | None = None, group: LabG
             url=request.POST.get("url", ""),
             token=request.POST.get("token", ""),
             chat_id=request.POST.get("chat_id", ""),
+            signing_secret=request.POST.get("signing_secret", ""),
             follow_id=follow_id,
             rhythm=request.POST.get("rhythm", Channel.Rhythm.ANNOUNCEMENT),
             top_n=5 if top_n is None else top_n,

@@ -27,6 +27,7 @@ from tests.portal.test_owner_only import METHODS, ROUTES, Route, _fill, _login_r
 
 pytestmark = pytest.mark.django_db
 SLACK_HOOK = "https://hooks.slack.com/services/T0/B0/lab-secret-hook"
+LAB_SIGNING = "SEC" + "9b1c" * 16
 
 GROUP_ROUTES = [r for r in ROUTES if r.name and "group_id" in r.params]
 # What a member may do besides reading: mark the group's trail read (and leave, tried on its own).
@@ -297,6 +298,14 @@ def test_members_see_the_groups_channels_but_never_their_secret_and_only_the_own
     owner = client_of(lab["owner"])
     made = owner.post(reverse("api:group_channels", args=[group_id]), body, content_type="application/json")
     assert made.status_code == 201 and "lab-secret-hook" not in made.content.decode()
+    # A signed DingTalk robot takes its signing secret here too, never shown; a Slack webhook takes none.
+    channels_url = reverse("api:group_channels", args=[group_id])
+    dingtalk = {"kind": "dingtalk", "url": "https://oapi.dingtalk.com/robot/send?access_token=lab"}
+    signed = owner.post(channels_url, dingtalk | {"signing_secret": LAB_SIGNING}, content_type="application/json")
+    unsigned = owner.post(channels_url, body | {"signing_secret": LAB_SIGNING}, content_type="application/json")
+    assert (signed.status_code, unsigned.status_code) == (201, 400) and "signing_secret" in unsigned.json()["errors"]
+    for text in (signed.content, unsigned.content, owner.get(channels_url).content):
+        assert LAB_SIGNING.encode() not in text
     url = reverse("api:group_channel", args=[group_id, made.json()["id"]])
     assert owner.patch(url, {"paused": True}, content_type="application/json").json()["paused"] is True
     assert owner.delete(url).status_code == 204

@@ -62,10 +62,22 @@ class ChannelWriteSerializer(serializers.Serializer):
         required=False, allow_blank=True, default="", write_only=True, help_text="the webhook address (not Telegram)"
     )
     token = serializers.CharField(
-        required=False, allow_blank=True, default="", write_only=True, help_text="Telegram: the bot's token"
+        required=False,
+        allow_blank=True,
+        default="",
+        write_only=True,
+        help_text="Telegram: the bot's token; ntfy (optional): an access token, tk_…, for a protected topic",
     )
     chat_id = serializers.CharField(
         required=False, allow_blank=True, default="", write_only=True, help_text="Telegram: the chat's id"
+    )
+    signing_secret = serializers.CharField(
+        required=False,
+        allow_blank=True,
+        default="",
+        write_only=True,
+        help_text="Feishu, Lark, DingTalk (optional): the bot's signing secret (签名校验 / 加签); "
+        "each message is then signed with it",
     )
     follow = serializers.IntegerField(
         required=False,

@@ -11,7 +11,7 @@ import pytest
 from django.test import Client
 from django.utils import timezone
 
-from accounts.channels.models import Channel
+from accounts.channels.models import Channel, ChannelSend
 from accounts.channels.secrets import unseal
 from accounts.channels.sending import send_channels
 from accounts.follows.services import follow_create
@@ -22,6 +22,11 @@ from tests.replay_server import Reply
 
 pytestmark = pytest.mark.django_db
 HOOK = "https://open.feishu.cn/open-apis/bot/v2/hook/0f1e2d3c-secret-hook"
+SIGNING_SECRET = "fsSignSecret3k2j9Qw"
+NTFY_TOKEN = "tk_AgQdq7mVBoFD37zQVN29RhuMzNIz2"
+DINGTALK_SECRET = "SEC" + "4f2a" * 16
+DINGTALK_HOOK = "https://oapi.dingtalk.com/robot/send?access_token=ding-hook"
+SECRETS = ("secret-hook", SIGNING_SECRET, DINGTALK_SECRET, NTFY_TOKEN, TELEGRAM_TOKEN)
 
 
 @pytest.fixture
@@ -41,28 +46,34 @@ def _create(api, **body):
 
 def test_a_channel_is_created_with_its_secret_sealed_and_never_shown(api, alice, settings):
     settings.CHANNEL_ANY_HOST = False
-    answer = _create(api, kind="feishu", name="Lab group", url=HOOK, rhythm="daily", top_n=3)
+    answer = _create(
+        api, kind="feishu", name="Lab group", url=HOOK, signing_secret=SIGNING_SECRET, rhythm="daily", top_n=3
+    )
     assert answer.status_code == 201, answer.content
     channel = Channel.objects.get()
     assert answer.json()["target_host"] == "open.feishu.cn" and answer.json()["id"] == channel.pk
-    assert "secret-hook" not in channel.secret_encrypted and unseal(channel.secret_encrypted) == {"url": HOOK}
+    assert all(secret not in channel.secret_encrypted for secret in SECRETS)
+    assert unseal(channel.secret_encrypted) == {"url": HOOK, "signing_secret": SIGNING_SECRET}
     telegram = _create(api, kind="telegram", token=TELEGRAM_TOKEN, chat_id="@papertrail_lab")
-    assert telegram.status_code == 201
+    ntfy = _create(api, kind="ntfy", url="https://ntfy.sh/papertrail-lab", token=NTFY_TOKEN)
+    assert telegram.status_code == ntfy.status_code == 201
+    assert unseal(Channel.objects.get(kind="ntfy").secret_encrypted)["token"] == NTFY_TOKEN
     for response in (
         answer,
         telegram,
+        ntfy,
         api.get("/api/v1/me/channels/"),
         api.get(f"/api/v1/me/channels/{channel.pk}/"),
         api.patch(f"/api/v1/me/channels/{channel.pk}/", {"paused": True}, format="json"),
     ):
         assert response.status_code in (200, 201)
-        assert "secret-hook" not in response.content.decode() and TELEGRAM_TOKEN not in response.content.decode()
+        assert all(secret not in response.content.decode() for secret in SECRETS)
     page = Client()
     page.force_login(alice)
     for path in ("/me/", f"/admin/accounts/channel/{channel.pk}/change/", "/admin/accounts/channel/"):
         body = page.get(path).content.decode()
         assert "Lab group" in body, path
-        assert "secret-hook" not in body and "gAAAA" not in body and TELEGRAM_TOKEN not in body, path
+        assert "gAAAA" not in body and all(secret not in body for secret in SECRETS), path
 
 
 def test_the_logs_never_hold_the_secret(replay_server, settings, alice, caplog):
@@ -77,11 +88,18 @@ def test_the_logs_never_hold_the_secret(replay_server, settings, alice, caplog):
         "/api/v1/me/channels/", {"kind": "webhook", "url": url, "rhythm": "daily"}, content_type="application/json"
     )
     assert response.status_code == 201
+    signed = {"kind": "dingtalk", "url": webhook_url(server, "dingtalk"), "signing_secret": DINGTALK_SECRET}
+    response = api_client.post("/api/v1/me/channels/", signed | {"rhythm": "daily"}, content_type="application/json")
+    assert response.status_code == 201
     server.queue(PATHS["webhook"], Reply(status=500, body=b"down"))
+    server.queue(PATHS["dingtalk"], Reply(status=500, body=b"down"))
     with caplog.at_level(logging.DEBUG):
         run = send_channels(now=timezone.now())
-    assert run.retry == 1 and caplog.records
-    assert "json-secret" not in caplog.text and "json-secret" not in Channel.objects.get().sends.get().error
+    assert run.retry == 2 and caplog.records
+    errors = " ".join(ChannelSend.objects.values_list("error", flat=True))
+    (sent,) = server.requests_to(PATHS["dingtalk"])
+    for secret in ("json-secret", "dingtalk-secret-token", DINGTALK_SECRET, sent.param("sign")):
+        assert secret not in caplog.text and secret not in errors
 
 
 @pytest.mark.parametrize(
@@ -98,6 +116,18 @@ def test_the_logs_never_hold_the_secret(replay_server, settings, alice, caplog):
         ({"kind": "telegram", "token": "not-a-token", "chat_id": "-100123"}, "token"),
         ({"kind": "telegram", "token": TELEGRAM_TOKEN, "chat_id": "my chat"}, "chat_id"),
         ({"url": HOOK}, "kind"),
+        # A signing secret or token for a kind that takes none, or not as the provider gives it.
+        ({"kind": "webhook", "url": "https://hooks.example.org/a", "signing_secret": SIGNING_SECRET}, "signing_secret"),
+        (
+            {"kind": "telegram", "token": TELEGRAM_TOKEN, "chat_id": "-100123", "signing_secret": SIGNING_SECRET},
+            "signing_secret",
+        ),
+        ({"kind": "feishu", "url": HOOK, "signing_secret": "short"}, "signing_secret"),
+        ({"kind": "dingtalk", "url": DINGTALK_HOOK, "signing_secret": SIGNING_SECRET}, "signing_secret"),  # SEC…
+        ({"kind": "feishu", "url": HOOK, "token": NTFY_TOKEN}, "token"),
+        ({"kind": "ntfy", "url": "https://ntfy.sh/lab", "token": "not-a-token"}, "token"),
+        ({"kind": "ntfy", "url": "https://phil:pw@ntfy.sh/lab", "token": NTFY_TOKEN}, "token"),
+        ({"kind": "slack", "url": "https://hooks.slack.com/services/T/B/x", "chat_id": "-100123"}, "chat_id"),
     ],
 )
 def test_a_bad_parameter_is_a_400_naming_it(api, settings, body, field):
@@ -105,7 +135,7 @@ def test_a_bad_parameter_is_a_400_naming_it(api, settings, body, field):
     answer = _create(api, **body)
     assert answer.status_code == 400
     assert field in answer.json()["errors"], answer.json()
-    assert "secret-hook" not in answer.content.decode()
+    assert all(secret not in answer.content.decode() for secret in SECRETS)
     assert not Channel.objects.exists()
 
 
@@ -161,3 +191,10 @@ def test_the_me_page_adds_a_channel_and_names_a_bad_field(alice, settings, djang
     assert 'id="channels"' in shown and "open.feishu.cn" in shown and "secret-hook" not in shown
     bad = page.post("/me/channels/", {"kind": "slack", "url": HOOK}, follow=True).content.decode()
     assert "url:" in bad and Channel.objects.count() == 1
+    # A signed bot: the form's signing secret is sealed with the address; a kind without signing names it.
+    signed = {"kind": "dingtalk", "url": DINGTALK_HOOK, "signing_secret": DINGTALK_SECRET, "token": "", "chat_id": ""}
+    assert page.post("/me/channels/", signed).status_code == 302
+    assert unseal(Channel.objects.get(kind="dingtalk").secret_encrypted)["signing_secret"] == DINGTALK_SECRET
+    unsigned = {"kind": "wecom", "url": "https://qyapi.weixin.qq.com/cgi-bin/webhook/send?key=k", "signing_secret": "x"}
+    bad = page.post("/me/channels/", unsigned, follow=True).content.decode()
+    assert "signing_secret:" in bad and Channel.objects.count() == 2 and DINGTALK_SECRET not in bad
