@@ -189,6 +189,7 @@ def test_the_me_page_adds_a_channel_and_names_a_bad_field(alice, settings, djang
     assert (channel.name, channel.rhythm, channel.user_id) == ("Lab", "weekly", alice.pk)
     shown = page.get("/me/").content.decode()
     assert 'id="channels"' in shown and "open.feishu.cn" in shown and "secret-hook" not in shown
+    assert 'name="signing_secret" type="password"' in shown
     bad = page.post("/me/channels/", {"kind": "slack", "url": HOOK}, follow=True).content.decode()
     assert "url:" in bad and Channel.objects.count() == 1
     # A signed bot: the form's signing secret is sealed with the address; a kind without signing names it.
