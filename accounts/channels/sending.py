@@ -25,14 +25,15 @@ from django.db.models import F, Q
 from django.utils import timezone
 
 from accounts.alerts.selectors import due_day
-from accounts.channels.content import build_message, pick_papers
+from accounts.channels.content import Pick, Shelf, build_message, pick_many, pick_papers, shelf_of
 from accounts.channels.formats import build_request
 from accounts.channels.models import Channel, ChannelSend
 from accounts.channels.notify import pause_channel
-from accounts.channels.owners import reader_of
-from accounts.channels.ratelimit import take_token
+from accounts.channels.owners import read_owners, reader_of
+from accounts.channels.ratelimit import take_token, take_tokens
 from accounts.channels.secrets import ChannelsUnavailable, unseal
 from accounts.channels.transport import Outcome, post
+from accounts.shared.commits import relaxed_commits
 
 logger = logging.getLogger(__name__)
 
@@ -78,40 +79,66 @@ def _set(send: ChannelSend, token: str, **fields) -> bool:
     return ChannelSend.objects.filter(pk=send.pk, token=token).update(**fields) == 1
 
 
-def _window(channel: Channel, now: datetime) -> tuple[datetime, set[int]]:
-    """Where the message's cards begin, and the papers the channel sent lately."""
-    earlier = ChannelSend.objects.filter(channel=channel, claimed_at__gte=now - LONGEST_WINDOW, claimed_at__lt=now)
-    last = (
-        earlier.filter(status__in=[ChannelSend.Status.SENT, ChannelSend.Status.EMPTY])
-        .order_by("-claimed_at")
-        .values_list("claimed_at", flat=True)
-        .first()
-    )
-    since = max(now - LONGEST_WINDOW, last - GRACE) if last else now - FIRST_WINDOW[channel.rhythm]
-    sent = {
-        item["paper"]
-        for papers in earlier.exclude(status=ChannelSend.Status.FAILED).values_list("paper_ids", flat=True)
-        for item in papers
+def _windows(channels: list[Channel], now: datetime) -> dict[int, tuple[datetime, set[int]]]:
+    """Per channel: where its message's cards begin, and the papers it sent lately (one query)."""
+    earlier = ChannelSend.objects.filter(
+        channel_id__in=[channel.pk for channel in channels], claimed_at__gte=now - LONGEST_WINDOW, claimed_at__lt=now
+    ).values_list("channel_id", "claimed_at", "status", "paper_ids")
+    last: dict[int, datetime] = {}
+    sent: dict[int, set[int]] = {channel.pk: set() for channel in channels}
+    for channel_id, claimed_at, status, papers in earlier:
+        if status in (ChannelSend.Status.SENT, ChannelSend.Status.EMPTY):
+            last[channel_id] = max(claimed_at, last.get(channel_id, claimed_at))
+        if status != ChannelSend.Status.FAILED:
+            sent[channel_id].update(item["paper"] for item in papers)
+    return {
+        channel.pk: (
+            max(now - LONGEST_WINDOW, last[channel.pk] - GRACE)
+            if channel.pk in last
+            else now - FIRST_WINDOW[channel.rhythm],
+            sent[channel.pk],
+        )
+        for channel in channels
     }
-    return since, sent
 
 
-def _deliver(send: ChannelSend, *, token: str, now: datetime, run: ChannelRun) -> None:
-    channel = send.channel
-    if send.status == ChannelSend.Status.CLAIMED and not send.paper_ids:
-        since, sent = _window(channel, now)
-        send.paper_ids = pick_papers(channel, since=since, until=now, leave_out=sent)
-        if not send.paper_ids:
-            run.empty += _set(send, token, status=ChannelSend.Status.EMPTY)
-            return
-        if not _set(send, token, paper_ids=send.paper_ids):
-            run.skipped += 1
-            return
-    wait = take_token(channel.pk, now=now)
-    if wait is not None:
+def _deliver(sends: list[ChannelSend], *, token: str, now: datetime, run: ChannelRun) -> None:
+    """Send these messages (each send's `channel` set): what the fresh claims
+    hold is picked and recorded for the lot, the rate limit's tokens taken for
+    the lot, then each is marked `sending`, posted and marked (a claim lost to
+    another run meanwhile is skipped at its mark)."""
+    read_owners([send.channel for send in sends])
+    fresh = [send for send in sends if send.status == ChannelSend.Status.CLAIMED and not send.paper_ids]
+    if fresh:
+        windows = _windows([send.channel for send in fresh], now)
+        picks = [Pick(send.channel, windows[send.channel_id][0], now, windows[send.channel_id][1]) for send in fresh]
+        for send, picked in zip(fresh, pick_many(picks), strict=True):
+            send.paper_ids = picked
+        empty = [send.pk for send in fresh if not send.paper_ids]
+        run.empty += ChannelSend.objects.filter(pk__in=empty, token=token).update(status=ChannelSend.Status.EMPTY)
+        full = [send for send in fresh if send.paper_ids]
+        ChannelSend.objects.filter(token=token).bulk_update(full, ["paper_ids"])
+        held = set(
+            ChannelSend.objects.filter(pk__in=[send.pk for send in full], token=token).values_list("pk", flat=True)
+        )
+        run.skipped += len(full) - len(held)
+        lost = set(empty) | {send.pk for send in full if send.pk not in held}
+        sends = [send for send in sends if send.pk not in lost]
+    waits = take_tokens([send.channel_id for send in sends], now=now)
+    ready = []
+    for send, wait in zip(sends, waits, strict=True):
+        if wait is None:
+            ready.append(send)
+            continue
         _set(send, token, status=ChannelSend.Status.RETRY, next_attempt_at=now + wait)
         run.deferred += 1
-        return
+    shelf = shelf_of([send.paper_ids for send in ready])
+    for send in ready:
+        _post(send, token=token, now=now, run=run, shelf=shelf)
+
+
+def _post(send: ChannelSend, *, token: str, now: datetime, run: ChannelRun, shelf: Shelf) -> None:
+    channel = send.channel
     attempts = send.attempts + 1
     if not _set(send, token, status=ChannelSend.Status.SENDING, attempts=attempts):
         run.skipped += 1
@@ -121,11 +148,12 @@ def _deliver(send: ChannelSend, *, token: str, now: datetime, run: ChannelRun) -
     except ChannelsUnavailable:
         outcome = Outcome(False, permanent=True, error="the channel's secret cannot be read with the configured keys")
     else:
-        message = build_message(channel, picked=send.paper_ids, day=send.period, test=False)
+        message = build_message(channel, picked=send.paper_ids, day=send.period, test=False, shelf=shelf)
         outcome = post(build_request(channel.kind, secret, message))
     if outcome.sent:
         _set(send, token, status=ChannelSend.Status.SENT, sent_at=timezone.now(), error="", next_attempt_at=None)
-        Channel.objects.filter(pk=channel.pk).update(failures=0)
+        if channel.failures:
+            Channel.objects.filter(pk=channel.pk).update(failures=0)
         run.sent += 1
         return
     logger.warning("channel %d message for %s not sent: %s", channel.pk, send.period, outcome.error)
@@ -159,26 +187,28 @@ def send_channels(*, now: datetime | None = None) -> ChannelRun:
     channels = Channel.objects.filter(paused_at__isnull=True).select_related("user", "follow").order_by("pk")
     last_id = 0
     lease = timedelta(seconds=settings.CHANNEL_CLAIM_LEASE_SECONDS)
-    while batch := list(channels.filter(pk__gt=last_id)[:BATCH]):
-        last_id = batch[-1].pk
-        run.channels += len(batch)
-        due = {channel.pk: due_period(channel, now=now, listing=listing) for channel in batch}
-        claims = [
-            ChannelSend(channel=channel, period=due[channel.pk], token=token, claimed_at=now)
-            for channel in batch
-            if due[channel.pk] is not None
-        ]
-        ChannelSend.objects.bulk_create(claims, ignore_conflicts=True)
-        ours = ChannelSend.objects.filter(channel_id__in=[claim.channel_id for claim in claims])
-        ours.filter(
-            status__in=[ChannelSend.Status.CLAIMED, ChannelSend.Status.SENDING], claimed_at__lt=now - lease
-        ).exclude(token=token).update(token=token, claimed_at=now, status=ChannelSend.Status.CLAIMED)
-        by_id = {channel.pk: channel for channel in batch}
-        mine = list(ours.filter(token=token, status=ChannelSend.Status.CLAIMED).order_by("channel_id"))
-        run.skipped += len(claims) - len(mine)
-        for send in mine:
-            send.channel = by_id[send.channel_id]
-            _deliver(send, token=token, now=now, run=run)
+    with relaxed_commits():
+        while batch := list(channels.filter(pk__gt=last_id)[:BATCH]):
+            last_id = batch[-1].pk
+            run.channels += len(batch)
+            read_owners(batch)
+            due = {channel.pk: due_period(channel, now=now, listing=listing) for channel in batch}
+            claims = [
+                ChannelSend(channel=channel, period=due[channel.pk], token=token, claimed_at=now)
+                for channel in batch
+                if due[channel.pk] is not None
+            ]
+            ChannelSend.objects.bulk_create(claims, ignore_conflicts=True)
+            ours = ChannelSend.objects.filter(channel_id__in=[claim.channel_id for claim in claims])
+            ours.filter(
+                status__in=[ChannelSend.Status.CLAIMED, ChannelSend.Status.SENDING], claimed_at__lt=now - lease
+            ).exclude(token=token).update(token=token, claimed_at=now, status=ChannelSend.Status.CLAIMED)
+            by_id = {channel.pk: channel for channel in batch}
+            mine = list(ours.filter(token=token, status=ChannelSend.Status.CLAIMED).order_by("channel_id"))
+            run.skipped += len(claims) - len(mine)
+            for send in mine:
+                send.channel = by_id[send.channel_id]
+            _deliver(mine, token=token, now=now, run=run)
     logger.info("%s", run.summary())
     return run
 
@@ -191,8 +221,11 @@ def retry_due_sends(*, now: datetime | None = None) -> ChannelRun:
     due = Q(status=ChannelSend.Status.RETRY, next_attempt_at__lte=now, channel__paused_at__isnull=True)
     ids = list(ChannelSend.objects.filter(due).order_by("next_attempt_at").values_list("pk", flat=True)[:1000])
     ChannelSend.objects.filter(due, pk__in=ids).update(token=token, claimed_at=now)
-    for send in ChannelSend.objects.filter(pk__in=ids, token=token).select_related("channel__user", "channel__follow"):
-        _deliver(send, token=token, now=now, run=run)
+    held = ChannelSend.objects.filter(pk__in=ids, token=token).select_related("channel__user", "channel__follow")
+    sends = sorted(held, key=lambda send: ids.index(send.pk))  # the longest waiting first
+    with relaxed_commits():
+        for start in range(0, len(sends), BATCH):
+            _deliver(sends[start : start + BATCH], token=token, now=now, run=run)
     return run
 
 
