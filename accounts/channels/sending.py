@@ -5,8 +5,11 @@ papers a message holds, marks it `sending`, posts it and marks it `sent`. A
 transient failure waits (CHANNEL_RETRY_SECONDS, doubling) and is retried by a
 later run; a permanent one, or the last attempt, fails the message. After
 CHANNEL_PAUSE_AFTER failed attempts in a row the channel is paused and its
-owner told by email and on /me/. A claim whose worker died is taken over
-after the lease, from its recorded papers.
+owner told by email and on /me/. A claim whose worker died before its
+request is taken over after the lease, from its recorded papers; one whose
+worker died during its request (`sending`) may have arrived, and no webhook
+takes an idempotency key, so it is never sent again: it is closed as failed
+(INTERRUPTED), and its papers may come in the channel's next message.
 
 Periods: a channel "after each announcement" has the announcement's listing
 day; a daily one the owner's day from CHANNEL_SEND_HOUR; a weekly one the
@@ -45,6 +48,7 @@ FIRST_WINDOW = {
 LONGEST_WINDOW = timedelta(days=14)
 GRACE = timedelta(hours=6)
 BATCH = 200
+INTERRUPTED = "interrupted during its request: not sent again, since it may have arrived"
 
 
 @dataclass
@@ -56,11 +60,13 @@ class ChannelRun:
     failed: int = 0
     deferred: int = 0
     skipped: int = 0
+    interrupted: int = 0
 
     def summary(self) -> str:
         return (
             f"channels: {self.sent} sent, {self.empty} with nothing new, {self.retry} to retry, "
-            f"{self.deferred} put off by their rate limit, {self.failed} failed, {self.skipped} already claimed"
+            f"{self.deferred} put off by their rate limit, {self.failed} failed, {self.skipped} already claimed, "
+            f"{self.interrupted} interrupted earlier and not sent again"
         )
 
 
@@ -139,17 +145,19 @@ def _deliver(sends: list[ChannelSend], *, token: str, now: datetime, run: Channe
 
 def _post(send: ChannelSend, *, token: str, now: datetime, run: ChannelRun, shelf: Shelf) -> None:
     channel = send.channel
+    request = None
+    try:
+        message = build_message(channel, picked=send.paper_ids, day=send.period, test=False, shelf=shelf)
+        request = build_request(channel.kind, unseal(channel.secret_encrypted), message)
+    except ChannelsUnavailable:
+        outcome = Outcome(False, permanent=True, error="the channel's secret cannot be read with the configured keys")
+    # Built first: a worker that dies while `sending` loses the message, so that moment is kept short.
     attempts = send.attempts + 1
     if not _set(send, token, status=ChannelSend.Status.SENDING, attempts=attempts):
         run.skipped += 1
         return
-    try:
-        secret = unseal(channel.secret_encrypted)
-    except ChannelsUnavailable:
-        outcome = Outcome(False, permanent=True, error="the channel's secret cannot be read with the configured keys")
-    else:
-        message = build_message(channel, picked=send.paper_ids, day=send.period, test=False, shelf=shelf)
-        outcome = post(build_request(channel.kind, secret, message))
+    if request is not None:
+        outcome = post(request)
     if outcome.sent:
         _set(send, token, status=ChannelSend.Status.SENT, sent_at=timezone.now(), error="", next_attempt_at=None)
         if channel.failures:
@@ -200,9 +208,11 @@ def send_channels(*, now: datetime | None = None) -> ChannelRun:
             ]
             ChannelSend.objects.bulk_create(claims, ignore_conflicts=True)
             ours = ChannelSend.objects.filter(channel_id__in=[claim.channel_id for claim in claims])
-            ours.filter(
-                status__in=[ChannelSend.Status.CLAIMED, ChannelSend.Status.SENDING], claimed_at__lt=now - lease
-            ).exclude(token=token).update(token=token, claimed_at=now, status=ChannelSend.Status.CLAIMED)
+            stale = ours.filter(claimed_at__lt=now - lease).exclude(token=token)
+            stale.filter(status=ChannelSend.Status.CLAIMED).update(token=token, claimed_at=now)
+            run.interrupted += stale.filter(status=ChannelSend.Status.SENDING).update(
+                status=ChannelSend.Status.FAILED, error=INTERRUPTED, next_attempt_at=None
+            )
             by_id = {channel.pk: channel for channel in batch}
             mine = list(ours.filter(token=token, status=ChannelSend.Status.CLAIMED).order_by("channel_id"))
             run.skipped += len(claims) - len(mine)
