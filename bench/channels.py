@@ -18,9 +18,12 @@ group and follow in it). How each figure is taken:
   (`--child`), wall time and ru_maxrss; every channel is due (daily, 08:00
   UTC passed).
 - once: the period's messages forgotten, the child started again and killed
-  (SIGKILL) once the stand-in has received `--kill-after` of them; a second
-  child runs after the claim lease (its clock CHANNEL_CLAIM_LEASE_SECONDS
-  later) and finishes. Received messages are counted per channel path.
+  (SIGKILL) by the stand-in itself when the message that makes `--kill-after`
+  of them arrives, before it answers: the worst moment, a request in flight
+  whose sender never learns it arrived. A second child runs after the claim
+  lease (its clock CHANNEL_CLAIM_LEASE_SECONDS later) and finishes. Received
+  messages are counted per channel path: none may arrive twice, and none
+  should be missing (the one in flight arrived, and is not sent again).
 """
 
 from __future__ import annotations
@@ -65,11 +68,17 @@ NOW = datetime(2026, 12, 1, 10, 0, tzinfo=UTC)
 class StandIn(BaseHTTPRequestHandler):
     received: Counter = Counter()
     lock = threading.Lock()
+    # (process id, count): the sender to kill when the count-th message arrives, before it is answered.
+    kill: tuple[int, int] | None = None
 
     def do_POST(self) -> None:
         self.rfile.read(int(self.headers.get("Content-Length") or 0))
         with self.lock:
             self.received[self.path] += 1
+            if self.kill is not None and sum(self.received.values()) >= self.kill[1]:
+                os.kill(self.kill[0], signal.SIGKILL)
+                StandIn.kill = None
+                return
         self.send_response(200)
         self.send_header("Content-Type", "application/json")
         self.send_header("Content-Length", "2")
@@ -158,70 +167,78 @@ def child(now: str) -> None:
                 "failed": run.failed,
                 "retry": run.retry,
                 "deferred": run.deferred,
+                "interrupted": run.interrupted,
                 "max_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024),
             }
         )
     )
 
 
-def _start_child(now: datetime) -> subprocess.Popen:
+def _start_child(now: datetime, env: dict[str, str]) -> subprocess.Popen:
     return subprocess.Popen(
         [sys.executable, "-m", "bench", "channels", "--child", now.isoformat()],
         cwd=ROOT,
         stdout=subprocess.PIPE,
         text=True,
-        env=os.environ.copy(),
+        env=env,
     )
+
+
+def _outcome(process: subprocess.Popen) -> dict:
+    return json.loads(process.communicate()[0].strip().splitlines()[-1])
+
+
+def run(researchers: int, groups: int, kill_after: float, env: dict[str, str] | None = None) -> dict:
+    """The bench on the configured database (`env`: the children's environment, by default this one's)."""
+    env = env or os.environ.copy()
+    StandIn.received.clear()
+    server = ThreadingHTTPServer(("127.0.0.1", 0), StandIn)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        built = build(researchers, groups, server.server_address[1])
+        print(f"built {built}", flush=True)
+        timed = _outcome(_start_child(NOW, env))
+        timed["per_second"] = round(timed["sent"] / max(timed["seconds"], 0.1), 1)
+        first_received = sum(StandIn.received.values())
+        print(f"send {timed}, stand-in received {first_received}", flush=True)
+        # Again, killed with a message in flight and restarted after the lease.
+        ChannelSend.objects.all().delete()
+        StandIn.received.clear()
+        process = _start_child(NOW, env)
+        StandIn.kill = (process.pid, max(1, int(built["channels"] * kill_after)))
+        process.wait()
+        StandIn.kill = None
+        at_kill = sum(StandIn.received.values())
+        restart = _outcome(_start_child(NOW + timedelta(seconds=settings.CHANNEL_CLAIM_LEASE_SECONDS + 1), env))
+    finally:
+        server.shutdown()
+        server.server_close()
+    once = {
+        "killed_after_received": at_kill,
+        "killed_by_signal": process.returncode == -signal.SIGKILL,
+        "restart": restart,
+        "received": sum(StandIn.received.values()),
+        "channels_reached": len(StandIn.received),
+        "channels_missed": built["channels"] - len(StandIn.received),
+        "sent_rows": ChannelSend.objects.filter(status="sent").count(),
+        "received_twice": sum(1 for count in StandIn.received.values() if count > 1),
+        "statuses": dict(Counter(ChannelSend.objects.values_list("status", flat=True))),
+    }
+    print(f"once {once}", flush=True)
+    return {"built": built, "send": timed, "first_received": first_received, "once": once}
 
 
 def main(argv: list[str]) -> None:
     parser = argparse.ArgumentParser(prog="python -m bench channels")
     parser.add_argument("--researchers", type=int, default=10_000)
     parser.add_argument("--groups", type=int, default=1_000)
-    parser.add_argument("--kill-after", type=float, default=0.5, help="the share received before the kill")
+    parser.add_argument("--kill-after", type=float, default=0.5, help="the share received at the kill")
     parser.add_argument("--child", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.child:
         child(args.child)
         return
-
     if "bench" not in database_name(_scratch_url()):
         raise SystemExit("give DATABASE_URL a scratch database whose name holds 'bench': the bench empties it")
     ensure_database(_scratch_url())
-    server = ThreadingHTTPServer(("127.0.0.1", 0), StandIn)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    built = build(args.researchers, args.groups, server.server_address[1])
-    print(f"built {built}", flush=True)
-    timed = json.loads(_start_child(NOW).communicate()[0].strip().splitlines()[-1])
-    first_received = sum(StandIn.received.values())
-    print(f"send {timed}, stand-in received {first_received}", flush=True)
-    # Again, killed mid-run and restarted after the lease.
-    ChannelSend.objects.all().delete()
-    StandIn.received.clear()
-    process = _start_child(NOW)
-    goal = int(built["channels"] * args.kill_after)
-    while sum(StandIn.received.values()) < goal and process.poll() is None:
-        time.sleep(0.05)
-    process.send_signal(signal.SIGKILL)
-    process.wait()
-    at_kill = sum(StandIn.received.values())
-    restart = json.loads(
-        _start_child(NOW + timedelta(seconds=settings.CHANNEL_CLAIM_LEASE_SECONDS + 1))
-        .communicate()[0]
-        .strip()
-        .splitlines()[-1]
-    )
-    sent_rows = ChannelSend.objects.filter(status="sent").count()
-    twice = sum(1 for count in StandIn.received.values() if count > 1)
-    once = {
-        "killed_after_received": at_kill,
-        "restart": restart,
-        "received": sum(StandIn.received.values()),
-        "channels_reached": len(StandIn.received),
-        "sent_rows": sent_rows,
-        "received_twice": twice,
-        "statuses": dict(Counter(ChannelSend.objects.values_list("status", flat=True))),
-    }
-    print(f"once {once}", flush=True)
-    server.shutdown()
-    print(json.dumps({"built": built, "send": timed, "first_received": first_received, "once": once}))
+    print(json.dumps(run(args.researchers, args.groups, args.kill_after)))

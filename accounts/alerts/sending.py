@@ -20,8 +20,7 @@ from __future__ import annotations
 
 import logging
 import secrets
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
 
@@ -35,6 +34,7 @@ from accounts.alerts.mail import Sender, build_message, mail_configured
 from accounts.alerts.models import AlertMail, AlertMailItem, AlertSettings
 from accounts.follows.models import Follow
 from accounts.models import User
+from accounts.shared.commits import relaxed_commits
 from harvest.completeness import is_listing_day, latest_expected_announcement, listing_day
 from harvest.models import Announcement
 
@@ -71,25 +71,6 @@ class AlertRun:
             f"{self.frequency} alerts for {self.day}: {self.sent} sent ({self.papers} papers), {self.empty} with "
             f"nothing new, {self.retry} to retry, {self.failed} failed, {self.skipped} already claimed"
         )
-
-
-@contextmanager
-def relaxed_commits() -> Iterator[None]:
-    """Commits without waiting for the WAL flush, for the run's many small
-    status updates (two a mail). A killed worker loses nothing by it (its
-    commits are the server's); only a crash of PostgreSQL itself could lose
-    the last fraction of a second of marks, which at worst sends those few
-    mails again, under the same Message-ID."""
-    if connection.vendor != "postgresql":
-        yield
-        return
-    with connection.cursor() as cursor:
-        cursor.execute("SET synchronous_commit TO off")
-    try:
-        yield
-    finally:
-        with connection.cursor() as cursor:
-            cursor.execute("RESET synchronous_commit")
 
 
 def due_day(*, now: datetime) -> date | None:

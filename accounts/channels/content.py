@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 import re
+from dataclasses import dataclass
 from datetime import date, datetime
 from urllib.parse import urlencode
 
@@ -25,9 +26,10 @@ from accounts.channels.owners import reader_of
 from accounts.channels.types import ChannelPaper, Message
 from accounts.follows.models import Follow
 from accounts.follows.types import REVISION
-from accounts.recommend.selectors import paper_scores, window_start
-from accounts.trail.selectors import group_trail_window_cards, trail_window_cards
-from accounts.trail.types import Card, CardFilter
+from accounts.recommend.selectors import scores_of_users, window_start
+from accounts.trail.selectors import trail_windows_cards
+from accounts.trail.types import Card, WindowAsk
+from digests.models import GuidedReading
 from digests.selectors import readings_for_versions
 from harvest.models import Paper
 
@@ -56,22 +58,42 @@ def rest_url(channel: Channel) -> str:
 def pick_papers(channel: Channel, *, since: datetime, until: datetime, leave_out: set[int]) -> list[dict]:
     """The channel's top N cards in [since, until), best first, as a send
     records them: {"paper", "version", "revision", "follows"}."""
-    if channel.group_id is not None:
-        cards = group_trail_window_cards(
-            group_id=channel.group_id,
-            user_id=reader_of(channel).pk,
-            since=since,
-            until=until,
-            follow_id=channel.follow_id,
-        )
-        return [_picked(card) for card in cards if card.paper_id not in leave_out][: channel.top_n]
-    cards = trail_window_cards(
-        user_id=channel.user_id, since=since, until=until, where=CardFilter(follow_id=channel.follow_id)
-    )
-    cards = [card for card in cards if card.paper_id not in leave_out]
-    scores = paper_scores(channel.user_id, [card.paper_id for card in cards], since=window_start())
-    cards.sort(key=lambda card: (scores.get(card.paper_id, -math.inf), card.event_at), reverse=True)
-    return [_picked(card) for card in cards[: channel.top_n]]
+    return pick_many([Pick(channel, since, until, leave_out)])[0]
+
+
+@dataclass(frozen=True)
+class Pick:
+    """What one channel's message is picked from: its window and the papers it sent lately."""
+
+    channel: Channel
+    since: datetime
+    until: datetime
+    leave_out: set[int]
+
+
+def pick_many(picks: list[Pick]) -> list[list[dict]]:
+    """pick_papers of many channels, read together (a fixed number of queries
+    for the lot: the trail's windows and the owners' scores)."""
+    asks = [
+        WindowAsk(reader_of(pick.channel).pk, pick.channel.group_id, pick.since, pick.until, pick.channel.follow_id)
+        for pick in picks
+    ]
+    cards = [
+        [card for card in window if card.paper_id not in pick.leave_out]
+        for pick, window in zip(picks, trail_windows_cards(asks), strict=True)
+    ]
+    wanted: dict[int, set[int]] = {}
+    for pick, window in zip(picks, cards, strict=True):
+        if pick.channel.group_id is None:
+            wanted.setdefault(pick.channel.user_id, set()).update(card.paper_id for card in window)
+    scores = scores_of_users(wanted, since=window_start()) if wanted else {}
+    picked = []
+    for pick, window in zip(picks, cards, strict=True):
+        if pick.channel.group_id is None:  # a group's trail has no "for you" order: newest first, as placed
+            mine = scores[pick.channel.user_id]
+            window.sort(key=lambda card, mine=mine: (mine.get(card.paper_id, -math.inf), card.event_at), reverse=True)
+        picked.append([_picked(card) for card in window[: pick.channel.top_n]])
+    return picked
 
 
 def _picked(card: Card) -> dict:
@@ -88,19 +110,42 @@ def _why(card_follows: list[str], revision: bool) -> str:
     return why + (" · " + _("a new version") if revision else "")
 
 
-def build_message(channel: Channel, *, picked: list[dict], day: date | None, test: bool) -> Message:
-    """The message of these papers, in the owner's language (a few queries, whatever N)."""
+@dataclass
+class Shelf:
+    """What a batch's messages show, read once for the lot: the papers' rows,
+    the versions' readings and the follows' names (with their owners)."""
+
+    papers: dict[int, dict]
+    readings: dict[int, GuidedReading]
+    follows: dict[int, tuple[str, int | None, int | None]]
+
+
+def shelf_of(picked: list[list[dict]]) -> Shelf:
+    """The shelf of these messages' papers (three queries)."""
+    items = [item for papers in picked for item in papers]
+    rows = Paper.objects.filter(pk__in={item["paper"] for item in items}).values("id", "arxiv_id", "title", "abstract")
+    follows = Follow.objects.filter(pk__in={follow_id for item in items for follow_id in item["follows"]})
+    return Shelf(
+        papers={row["id"]: row for row in rows},
+        readings=readings_for_versions(version_ids={item["version"] for item in items}),
+        follows={
+            pk: (name, user_id, group_id)
+            for pk, name, user_id, group_id in follows.values_list("id", "name", "user_id", "group_id")
+        },
+    )
+
+
+def build_message(
+    channel: Channel, *, picked: list[dict], day: date | None, test: bool, shelf: Shelf | None = None
+) -> Message:
+    """The message of these papers, in the owner's language (from the batch's
+    shelf, or a few queries of its own whatever N)."""
+    shelf = shelf or shelf_of([picked])
     language = language_of(channel)
-    rows = {
-        row["id"]: row
-        for row in Paper.objects.filter(pk__in=[item["paper"] for item in picked]).values(
-            "id", "arxiv_id", "title", "abstract"
-        )
-    }
-    readings = readings_for_versions(version_ids=[item["version"] for item in picked])
-    follow_ids = {follow_id for item in picked for follow_id in item["follows"]}
-    owned = {"group_id": channel.group_id} if channel.group_id is not None else {"user_id": channel.user_id}
-    names = dict(Follow.objects.filter(pk__in=follow_ids, **owned).values_list("id", "name"))
+    rows = shelf.papers
+    readings = shelf.readings
+    owner = (None, channel.group_id) if channel.group_id is not None else (channel.user_id, None)
+    names = {pk: name for pk, (name, *owned) in shelf.follows.items() if tuple(owned) == owner}
     personal = channel.group_id is None
     key = "zh" if language.startswith("zh") else "en"
     papers = []

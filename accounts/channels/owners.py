@@ -22,3 +22,20 @@ def reader_of(channel: Channel) -> User:
             )
         channel._reader = reader
     return reader
+
+
+def read_owners(channels: list[Channel]) -> None:
+    """reader_of for these channels ahead, the groups' owners in one query."""
+    channels = [channel for channel in channels if channel.group_id is not None and not hasattr(channel, "_reader")]
+    groups = {channel.group_id for channel in channels}
+    if not groups:
+        return
+    owners = {
+        membership.group_id: membership.user
+        for membership in Membership.objects.select_related("user").filter(
+            group_id__in=groups, role=Membership.Role.OWNER
+        )
+    }
+    for channel in channels:
+        if channel.group_id in owners:
+            channel._reader = owners[channel.group_id]

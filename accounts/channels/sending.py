@@ -5,8 +5,11 @@ papers a message holds, marks it `sending`, posts it and marks it `sent`. A
 transient failure waits (CHANNEL_RETRY_SECONDS, doubling) and is retried by a
 later run; a permanent one, or the last attempt, fails the message. After
 CHANNEL_PAUSE_AFTER failed attempts in a row the channel is paused and its
-owner told by email and on /me/. A claim whose worker died is taken over
-after the lease, from its recorded papers.
+owner told by email and on /me/. A claim whose worker died before its
+request is taken over after the lease, from its recorded papers; one whose
+worker died during its request (`sending`) may have arrived, and no webhook
+takes an idempotency key, so it is never sent again: it is closed as failed
+(INTERRUPTED), and its papers may come in the channel's next message.
 
 Periods: a channel "after each announcement" has the announcement's listing
 day; a daily one the owner's day from CHANNEL_SEND_HOUR; a weekly one the
@@ -25,14 +28,15 @@ from django.db.models import F, Q
 from django.utils import timezone
 
 from accounts.alerts.selectors import due_day
-from accounts.channels.content import build_message, pick_papers
+from accounts.channels.content import Pick, Shelf, build_message, pick_many, pick_papers, shelf_of
 from accounts.channels.formats import build_request
 from accounts.channels.models import Channel, ChannelSend
 from accounts.channels.notify import pause_channel
-from accounts.channels.owners import reader_of
-from accounts.channels.ratelimit import take_token
+from accounts.channels.owners import read_owners, reader_of
+from accounts.channels.ratelimit import take_token, take_tokens
 from accounts.channels.secrets import ChannelsUnavailable, unseal
 from accounts.channels.transport import Outcome, post
+from accounts.shared.commits import relaxed_commits
 
 logger = logging.getLogger(__name__)
 
@@ -44,6 +48,7 @@ FIRST_WINDOW = {
 LONGEST_WINDOW = timedelta(days=14)
 GRACE = timedelta(hours=6)
 BATCH = 200
+INTERRUPTED = "interrupted during its request: not sent again, since it may have arrived"
 
 
 @dataclass
@@ -55,11 +60,13 @@ class ChannelRun:
     failed: int = 0
     deferred: int = 0
     skipped: int = 0
+    interrupted: int = 0
 
     def summary(self) -> str:
         return (
             f"channels: {self.sent} sent, {self.empty} with nothing new, {self.retry} to retry, "
-            f"{self.deferred} put off by their rate limit, {self.failed} failed, {self.skipped} already claimed"
+            f"{self.deferred} put off by their rate limit, {self.failed} failed, {self.skipped} already claimed, "
+            f"{self.interrupted} interrupted earlier and not sent again"
         )
 
 
@@ -78,54 +85,83 @@ def _set(send: ChannelSend, token: str, **fields) -> bool:
     return ChannelSend.objects.filter(pk=send.pk, token=token).update(**fields) == 1
 
 
-def _window(channel: Channel, now: datetime) -> tuple[datetime, set[int]]:
-    """Where the message's cards begin, and the papers the channel sent lately."""
-    earlier = ChannelSend.objects.filter(channel=channel, claimed_at__gte=now - LONGEST_WINDOW, claimed_at__lt=now)
-    last = (
-        earlier.filter(status__in=[ChannelSend.Status.SENT, ChannelSend.Status.EMPTY])
-        .order_by("-claimed_at")
-        .values_list("claimed_at", flat=True)
-        .first()
-    )
-    since = max(now - LONGEST_WINDOW, last - GRACE) if last else now - FIRST_WINDOW[channel.rhythm]
-    sent = {
-        item["paper"]
-        for papers in earlier.exclude(status=ChannelSend.Status.FAILED).values_list("paper_ids", flat=True)
-        for item in papers
+def _windows(channels: list[Channel], now: datetime) -> dict[int, tuple[datetime, set[int]]]:
+    """Per channel: where its message's cards begin, and the papers it sent lately (one query)."""
+    earlier = ChannelSend.objects.filter(
+        channel_id__in=[channel.pk for channel in channels], claimed_at__gte=now - LONGEST_WINDOW, claimed_at__lt=now
+    ).values_list("channel_id", "claimed_at", "status", "paper_ids")
+    last: dict[int, datetime] = {}
+    sent: dict[int, set[int]] = {channel.pk: set() for channel in channels}
+    for channel_id, claimed_at, status, papers in earlier:
+        if status in (ChannelSend.Status.SENT, ChannelSend.Status.EMPTY):
+            last[channel_id] = max(claimed_at, last.get(channel_id, claimed_at))
+        if status != ChannelSend.Status.FAILED:
+            sent[channel_id].update(item["paper"] for item in papers)
+    return {
+        channel.pk: (
+            max(now - LONGEST_WINDOW, last[channel.pk] - GRACE)
+            if channel.pk in last
+            else now - FIRST_WINDOW[channel.rhythm],
+            sent[channel.pk],
+        )
+        for channel in channels
     }
-    return since, sent
 
 
-def _deliver(send: ChannelSend, *, token: str, now: datetime, run: ChannelRun) -> None:
-    channel = send.channel
-    if send.status == ChannelSend.Status.CLAIMED and not send.paper_ids:
-        since, sent = _window(channel, now)
-        send.paper_ids = pick_papers(channel, since=since, until=now, leave_out=sent)
-        if not send.paper_ids:
-            run.empty += _set(send, token, status=ChannelSend.Status.EMPTY)
-            return
-        if not _set(send, token, paper_ids=send.paper_ids):
-            run.skipped += 1
-            return
-    wait = take_token(channel.pk, now=now)
-    if wait is not None:
+def _deliver(sends: list[ChannelSend], *, token: str, now: datetime, run: ChannelRun) -> None:
+    """Send these messages (each send's `channel` set): what the fresh claims
+    hold is picked and recorded for the lot, the rate limit's tokens taken for
+    the lot, then each is marked `sending`, posted and marked (a claim lost to
+    another run meanwhile is skipped at its mark)."""
+    read_owners([send.channel for send in sends])
+    fresh = [send for send in sends if send.status == ChannelSend.Status.CLAIMED and not send.paper_ids]
+    if fresh:
+        windows = _windows([send.channel for send in fresh], now)
+        picks = [Pick(send.channel, windows[send.channel_id][0], now, windows[send.channel_id][1]) for send in fresh]
+        for send, picked in zip(fresh, pick_many(picks), strict=True):
+            send.paper_ids = picked
+        empty = [send.pk for send in fresh if not send.paper_ids]
+        run.empty += ChannelSend.objects.filter(pk__in=empty, token=token).update(status=ChannelSend.Status.EMPTY)
+        full = [send for send in fresh if send.paper_ids]
+        ChannelSend.objects.filter(token=token).bulk_update(full, ["paper_ids"])
+        held = set(
+            ChannelSend.objects.filter(pk__in=[send.pk for send in full], token=token).values_list("pk", flat=True)
+        )
+        run.skipped += len(full) - len(held)
+        lost = set(empty) | {send.pk for send in full if send.pk not in held}
+        sends = [send for send in sends if send.pk not in lost]
+    waits = take_tokens([send.channel_id for send in sends], now=now)
+    ready = []
+    for send, wait in zip(sends, waits, strict=True):
+        if wait is None:
+            ready.append(send)
+            continue
         _set(send, token, status=ChannelSend.Status.RETRY, next_attempt_at=now + wait)
         run.deferred += 1
-        return
+    shelf = shelf_of([send.paper_ids for send in ready])
+    for send in ready:
+        _post(send, token=token, now=now, run=run, shelf=shelf)
+
+
+def _post(send: ChannelSend, *, token: str, now: datetime, run: ChannelRun, shelf: Shelf) -> None:
+    channel = send.channel
+    request = None
+    try:
+        message = build_message(channel, picked=send.paper_ids, day=send.period, test=False, shelf=shelf)
+        request = build_request(channel.kind, unseal(channel.secret_encrypted), message, now=now)
+    except ChannelsUnavailable:
+        outcome = Outcome(False, permanent=True, error="the channel's secret cannot be read with the configured keys")
+    # Built first: a worker that dies while `sending` loses the message, so that moment is kept short.
     attempts = send.attempts + 1
     if not _set(send, token, status=ChannelSend.Status.SENDING, attempts=attempts):
         run.skipped += 1
         return
-    try:
-        secret = unseal(channel.secret_encrypted)
-    except ChannelsUnavailable:
-        outcome = Outcome(False, permanent=True, error="the channel's secret cannot be read with the configured keys")
-    else:
-        message = build_message(channel, picked=send.paper_ids, day=send.period, test=False)
-        outcome = post(build_request(channel.kind, secret, message, now=now))
+    if request is not None:
+        outcome = post(request)
     if outcome.sent:
         _set(send, token, status=ChannelSend.Status.SENT, sent_at=timezone.now(), error="", next_attempt_at=None)
-        Channel.objects.filter(pk=channel.pk).update(failures=0)
+        if channel.failures:
+            Channel.objects.filter(pk=channel.pk).update(failures=0)
         run.sent += 1
         return
     logger.warning("channel %d message for %s not sent: %s", channel.pk, send.period, outcome.error)
@@ -159,26 +195,30 @@ def send_channels(*, now: datetime | None = None) -> ChannelRun:
     channels = Channel.objects.filter(paused_at__isnull=True).select_related("user", "follow").order_by("pk")
     last_id = 0
     lease = timedelta(seconds=settings.CHANNEL_CLAIM_LEASE_SECONDS)
-    while batch := list(channels.filter(pk__gt=last_id)[:BATCH]):
-        last_id = batch[-1].pk
-        run.channels += len(batch)
-        due = {channel.pk: due_period(channel, now=now, listing=listing) for channel in batch}
-        claims = [
-            ChannelSend(channel=channel, period=due[channel.pk], token=token, claimed_at=now)
-            for channel in batch
-            if due[channel.pk] is not None
-        ]
-        ChannelSend.objects.bulk_create(claims, ignore_conflicts=True)
-        ours = ChannelSend.objects.filter(channel_id__in=[claim.channel_id for claim in claims])
-        ours.filter(
-            status__in=[ChannelSend.Status.CLAIMED, ChannelSend.Status.SENDING], claimed_at__lt=now - lease
-        ).exclude(token=token).update(token=token, claimed_at=now, status=ChannelSend.Status.CLAIMED)
-        by_id = {channel.pk: channel for channel in batch}
-        mine = list(ours.filter(token=token, status=ChannelSend.Status.CLAIMED).order_by("channel_id"))
-        run.skipped += len(claims) - len(mine)
-        for send in mine:
-            send.channel = by_id[send.channel_id]
-            _deliver(send, token=token, now=now, run=run)
+    with relaxed_commits():
+        while batch := list(channels.filter(pk__gt=last_id)[:BATCH]):
+            last_id = batch[-1].pk
+            run.channels += len(batch)
+            read_owners(batch)
+            due = {channel.pk: due_period(channel, now=now, listing=listing) for channel in batch}
+            claims = [
+                ChannelSend(channel=channel, period=due[channel.pk], token=token, claimed_at=now)
+                for channel in batch
+                if due[channel.pk] is not None
+            ]
+            ChannelSend.objects.bulk_create(claims, ignore_conflicts=True)
+            ours = ChannelSend.objects.filter(channel_id__in=[claim.channel_id for claim in claims])
+            stale = ours.filter(claimed_at__lt=now - lease).exclude(token=token)
+            stale.filter(status=ChannelSend.Status.CLAIMED).update(token=token, claimed_at=now)
+            run.interrupted += stale.filter(status=ChannelSend.Status.SENDING).update(
+                status=ChannelSend.Status.FAILED, error=INTERRUPTED, next_attempt_at=None
+            )
+            by_id = {channel.pk: channel for channel in batch}
+            mine = list(ours.filter(token=token, status=ChannelSend.Status.CLAIMED).order_by("channel_id"))
+            run.skipped += len(claims) - len(mine)
+            for send in mine:
+                send.channel = by_id[send.channel_id]
+            _deliver(mine, token=token, now=now, run=run)
     logger.info("%s", run.summary())
     return run
 
@@ -191,8 +231,11 @@ def retry_due_sends(*, now: datetime | None = None) -> ChannelRun:
     due = Q(status=ChannelSend.Status.RETRY, next_attempt_at__lte=now, channel__paused_at__isnull=True)
     ids = list(ChannelSend.objects.filter(due).order_by("next_attempt_at").values_list("pk", flat=True)[:1000])
     ChannelSend.objects.filter(due, pk__in=ids).update(token=token, claimed_at=now)
-    for send in ChannelSend.objects.filter(pk__in=ids, token=token).select_related("channel__user", "channel__follow"):
-        _deliver(send, token=token, now=now, run=run)
+    held = ChannelSend.objects.filter(pk__in=ids, token=token).select_related("channel__user", "channel__follow")
+    sends = sorted(held, key=lambda send: ids.index(send.pk))  # the longest waiting first
+    with relaxed_commits():
+        for start in range(0, len(sends), BATCH):
+            _deliver(sends[start : start + BATCH], token=token, now=now, run=run)
     return run
 
 

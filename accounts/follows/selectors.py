@@ -11,6 +11,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from django.db import connection
+from django.db.models import Q
 from django.utils import timezone
 
 from accounts.follows.authors import AuthorCandidate, author_candidates
@@ -40,6 +41,8 @@ __all__ = [
     "group_follow_list",
     "reader_exclusion_keys",
     "reader_follows",
+    "readers_exclusion_keys",
+    "readers_follows",
     "topic_follows_exist",
 ]
 PREVIEW_RECENT = 5
@@ -201,25 +204,47 @@ class ReaderFollow:
 
 def reader_follows(*, user_id: int | None = None, group_id: int | None = None) -> list[ReaderFollow]:
     """A user's unmuted follows, or (`group_id`) a lab group's."""
+    if group_id is not None:
+        return readers_follows(user_ids=[], group_ids=[group_id]).get(("group", group_id), [])
+    return readers_follows(user_ids=[user_id], group_ids=[]).get(("user", user_id), [])
+
+
+def readers_follows(*, user_ids: Iterable[int], group_ids: Iterable[int]) -> dict[tuple[str, int], list[ReaderFollow]]:
+    """The unmuted follows of these users and lab groups, by ("user", id) or
+    ("group", id): one query for any number of readers."""
+    users, groups = list(user_ids), list(group_ids)
+    if not users and not groups:
+        return {}
     fields = ("id", "name", "kind", "compiled", "matched_after", "include_cross_lists", "include_revisions")
-    owner = {"group_id": group_id} if group_id is not None else {"user_id": user_id}
-    rows = Follow.objects.filter(**owner, muted=False).values_list(*fields, "rejected_paper_ids")
-    return [
-        ReaderFollow(
-            id=follow_id,
-            name=name,
-            kind=kind,
-            key=FollowDefinition.stored(kind, compiled).key,
-            after=after,
-            rules=FollowRules.of(cross, revisions, rejected),
+    rows = Follow.objects.filter(Q(user_id__in=users) | Q(group_id__in=groups), muted=False).values_list(
+        *fields, "rejected_paper_ids", "user_id", "group_id"
+    )
+    found: dict[tuple[str, int], list[ReaderFollow]] = {}
+    for follow_id, name, kind, compiled, after, cross, revisions, rejected, user_id, group_id in rows:
+        owner = ("group", group_id) if group_id is not None else ("user", user_id)
+        found.setdefault(owner, []).append(
+            ReaderFollow(
+                id=follow_id,
+                name=name,
+                kind=kind,
+                key=FollowDefinition.stored(kind, compiled).key,
+                after=after,
+                rules=FollowRules.of(cross, revisions, rejected),
+            )
         )
-        for follow_id, name, kind, compiled, after, cross, revisions, rejected in rows
-    ]
+    return found
 
 
 def reader_exclusion_keys(*, user_id: int) -> frozenset[int]:
     """The definition keys of the reader's exclusions."""
-    return frozenset(
-        FollowDefinition.of_exclusion(kind, compiled).key
-        for kind, compiled in Exclusion.objects.filter(user_id=user_id).values_list("kind", "compiled")
-    )
+    return readers_exclusion_keys(user_ids=[user_id]).get(user_id, frozenset())
+
+
+def readers_exclusion_keys(*, user_ids: Iterable[int]) -> dict[int, frozenset[int]]:
+    """The definition keys of these readers' exclusions, by user (one query)."""
+    found: dict[int, set[int]] = {}
+    for user_id, kind, compiled in Exclusion.objects.filter(user_id__in=list(user_ids)).values_list(
+        "user_id", "kind", "compiled"
+    ):
+        found.setdefault(user_id, set()).add(FollowDefinition.of_exclusion(kind, compiled).key)
+    return {user_id: frozenset(keys) for user_id, keys in found.items()}

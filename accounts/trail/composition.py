@@ -109,7 +109,7 @@ def micros(value: datetime) -> int:
     return (value - EPOCH) // timedelta(microseconds=1)
 
 
-def _columns() -> str:
+def match_columns() -> str:
     """The match columns, times as integer microseconds on PostgreSQL: a
     thousand timestamps parsed by the driver cost more than the query."""
     if connection.vendor == "postgresql":
@@ -140,26 +140,31 @@ def _matches(reader: Reader, keys: Iterable[int], where: Where, *, follow_id: in
             # of a busy day is matched by thousands of definitions, the reader's by a few.
             pairs = "(paper_id, definition) IN (SELECT p, d FROM unnest(%s::bigint[]) p, unnest(%s::bigint[]) d)"
             parts.append(
-                f"SELECT 'd', id, definition, is_primary, {_columns()} FROM accounts_definitionmatch "  # noqa: S608
+                f"SELECT 'd', id, definition, is_primary, {match_columns()} FROM accounts_definitionmatch "  # noqa: S608
                 f"WHERE {pairs} AND {condition}"
             )
             arguments += [list(where.papers), keys, *params]
         else:
             parts.append(
-                f"SELECT 'd', id, definition, is_primary, {_columns()} FROM accounts_definitionmatch "  # noqa: S608
+                f"SELECT 'd', id, definition, is_primary, {match_columns()} FROM accounts_definitionmatch "  # noqa: S608
                 f"WHERE definition IN ({', '.join(['%s'] * len(keys))}) AND {condition}"
             )
             arguments += [*keys, *params]
     own, own_params = reader.own_matches_sql("accounts_readermatch")
     own += " AND follow_id = %s" if follow_id is not None else ""
     parts.append(
-        f"SELECT 'r', id, follow_id, TRUE, {_columns()} FROM accounts_readermatch "  # noqa: S608
+        f"SELECT 'r', id, follow_id, TRUE, {match_columns()} FROM accounts_readermatch "  # noqa: S608
         f"WHERE {own} AND {condition}"
     )
     arguments += [*own_params, *([follow_id] if follow_id is not None else []), *params]
     with connection.cursor() as cursor:
         cursor.execute(" UNION ALL ".join(parts), arguments)
-        rows = cursor.fetchall()
+        return reader_matches(reader, cursor.fetchall(), follow_id=follow_id)
+
+
+def reader_matches(reader: Reader, rows: Iterable[tuple], *, follow_id: int | None = None) -> list[Match]:
+    """The reader's matches among these rows (source, id, definition or
+    follow, primary, then the match columns), each follow's rules applied."""
     live = reader.follow_ids
     found: list[Match] = []
     for source, row_id, owner, primary, paper_id, version_id, number, kind, at, recorded in rows:
@@ -191,6 +196,17 @@ def compose_papers(reader: Reader, paper_ids: Iterable[int], *, known: list[Matc
             )
         )
     states = {state.paper_id: state for state in reader.states().filter(paper_id__in=papers)}
+    return cards_of(reader, matches, excluded=excluded, states=states)
+
+
+def cards_of(
+    reader: Reader,
+    matches: Iterable[Match],
+    *,
+    excluded: set[int],
+    states: dict[int, TrailState | GroupTrailState],
+) -> dict[int, Card]:
+    """The cards these matches make, less the excluded papers, under the reader's card states."""
     by_paper: dict[int, list[Match]] = defaultdict(list)
     for match in matches:
         if match.paper_id not in excluded:
@@ -316,13 +332,13 @@ def _window_cards(
             known = [m for paper in papers for m in by_paper[paper]]
             known += [m for part in (older, newer) if part is not None for m in _matches(reader, reader.follows, part)]
             cards = compose_papers(reader, papers, known=known)
-        chosen += _placed(cards.values(), lo, hi, before, where)
+        chosen += placed(cards.values(), lo, hi, before, where)
         if size is not None and len(chosen) >= size:
             break
     return chosen, set(by_paper)
 
 
-def _placed(
+def placed(
     cards: Iterable[Card],
     lo: datetime | None,
     hi: datetime | None,
@@ -367,7 +383,7 @@ def _ordered_cards(
             offset=offset,
         )
         cards = compose_papers(reader, papers)
-        chosen += _placed(cards.values(), lo, hi, before, where)
+        chosen += placed(cards.values(), lo, hi, before, where)
         if len(papers) < step:
             break
         offset += step

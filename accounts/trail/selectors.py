@@ -29,6 +29,7 @@ from accounts.trail.composition import (
 from accounts.trail.counts import unread_counts
 from accounts.trail.models import DefinitionMatch, ReaderMatch, TrailProfile, TrailState
 from accounts.trail.readers import Reader, readers_shared, trail_pruned_version
+from accounts.trail.windows import WindowAsk, windows_cards
 from harvest.models import Paper, Version
 
 __all__ = [
@@ -58,6 +59,7 @@ __all__ = [
     "trail_unread_counts",
     "trail_unread_total",
     "trail_window_cards",
+    "trail_windows_cards",
 ]
 
 MAX_PAGE = 100
@@ -355,6 +357,12 @@ def group_trail_window_cards(
     """The group trail's cards in [since, until), newest first, whatever one
     member (`user_id`) dismissed: what the group's chat channel shows."""
     return window_cards(Reader.of(user_id, group_id), since, until, CardFilter(follow_id=follow_id, dismissed=True))
+
+
+def trail_windows_cards(asks: list[WindowAsk]) -> list[list[Card]]:
+    """For each ask, trail_window_cards (a group's: group_trail_window_cards),
+    all of them in a fixed number of queries: a run of chat channels."""
+    return windows_cards(asks)
 
 
 def trail_cards_page(*, user_id: int, where: CardFilter, size: int) -> list[Card]:

@@ -8,8 +8,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from accounts.trail.composition import Card, CardFilter
+from accounts.trail.windows import WindowAsk
 
-__all__ = ["Card", "CardFilter", "TrailWriteResult"]
+__all__ = ["Card", "CardFilter", "TrailWriteResult", "WindowAsk"]
 
 
 @dataclass
