@@ -14,12 +14,14 @@ import numpy as np
 from django.utils import timezone
 
 from harvest.embeddings.encoders import get_encoder
+from harvest.embeddings.services import embed_papers
 from harvest.fulltext import chunks
 from harvest.fulltext.document import Document
 from harvest.fulltext.html_parser import parse_html
 from harvest.fulltext.models import FullText
 from harvest.fulltext.services import store_passages
-from harvest.models import Version
+from harvest.models import Paper, Version
+from harvest.search_index import index_pending_papers
 from harvest.services import paper_upsert_many
 from harvest.source_records import PaperRecord, VersionRecord
 from tests.replay_server import fixture_bytes
@@ -71,6 +73,9 @@ def store_full_text(
             )
         ]
     )
+    # Searchable as a harvested paper is: its keyword index and its embedding.
+    index_pending_papers()
+    embed_papers(paper_ids=list(Paper.objects.filter(arxiv_id=arxiv_id).values_list("pk", flat=True)))
     version = Version.objects.select_related("paper").get(paper__arxiv_id=arxiv_id, number=1)
     blob = document.compress()
     FullText.objects.update_or_create(
