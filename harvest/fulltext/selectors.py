@@ -125,10 +125,13 @@ def versions_awaiting_passages(*, version_ids: Iterable[int]) -> list[int]:
     return sorted(rows.filter(~Exists(embedded)).values_list("version_id", flat=True))
 
 
-def passages_of(*, version_id: int, positions: Iterable[int]) -> list[str]:
-    """The texts of these passages of a version, in document order."""
-    rows = Passage.objects.filter(version_id=version_id, position__in=set(positions)).order_by("position")
-    return list(rows.values_list("text", flat=True))
+def passages_of(*, arxiv_id: str, version: int, positions: Iterable[int]) -> list[str]:
+    """These passages of a version as a context gives them (heading, then
+    text), in document order."""
+    rows = Passage.objects.filter(
+        version__paper__arxiv_id=arxiv_id, version__number=version, position__in=set(positions)
+    ).order_by("position")
+    return [f"{heading}: {text}" if heading else text for heading, text in rows.values_list("heading", "text")]
 
 
 def section_url(*, arxiv_id: str, version: int, anchor: str = "", page: int | None = None) -> str:
