@@ -16,6 +16,7 @@ from harvest.fulltext.models import FullText, Passage
 from harvest.fulltext.pdf_parser import parse_pdf
 from harvest.fulltext.selectors import nearest_passages, section_url, versions_awaiting_passages
 from harvest.fulltext.services import _store, store_passages, versions_without_passages
+from harvest.fulltext.tasks import embed_passages
 from tests.harvest.fulltext_passages import RememberingEncoder, html_document, store_fixture_paper
 from tests.replay_server import fixture_bytes
 
@@ -99,3 +100,14 @@ def test_the_passages_nearest_a_question_come_from_the_section_that_answers_it(m
     assert len(best) == 3 and best[0].score >= best[1].score >= best[2].score
     assert best[0].section.startswith("3.2"), [(p.section, p.heading) for p in best]
     assert nearest_passages(version_ids=[version.pk + 1], question="anything", per_version=3) == {}
+
+
+@pytest.mark.django_db
+def test_the_embedding_task_cuts_the_versions_read_since_on_the_embed_queue(monkeypatch, settings):
+    version = store_fixture_paper(monkeypatch)
+    Passage.objects.filter(version=version).delete()
+    monkeypatch.setattr(chunks, "PAPER_WORDS", 300)  # a few passages: the task embeds with the real model
+    assert embed_passages() == f"{Passage.objects.filter(version=version).count()} passages of 1 versions"
+    assert Passage.objects.filter(version=version).count() >= 2
+    assert embed_passages() == "0 passages of 0 versions"
+    assert settings.CELERY_TASK_ROUTES["harvest.embed_passages"] == {"queue": "embed"}
