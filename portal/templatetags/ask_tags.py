@@ -89,11 +89,12 @@ class _CitationLinker(HTMLParser):
 
 
 @register.filter
-def answer_markdown(text: str, passages=None) -> SafeString:
+def answer_markdown(text: str, answer=None) -> SafeString:
     """The answer's text through the research record's note renderer (Markdown,
     raw HTML off, nh3's allow-list, TeX kept for KaTeX), each citation a link
-    to the paper's version, or to arXiv at the section among the answer's
-    cited `passages`."""
+    to the paper's version, or to arXiv at a section among the `answer`'s
+    cited passages."""
+    passages = answer.get("passages") if isinstance(answer, dict) else None
     linker = _CitationLinker(_section_links(passages))
     linker.feed(str(render_note(str(text or ""))))
     linker.close()
