@@ -24,6 +24,7 @@ from django.utils import timezone
 
 from digests import llm
 from digests.ask import prompt
+from digests.ask.citations import checked_answer
 from digests.budget import BudgetSpent, paid_call
 from digests.models import LLMState
 from digests.providers import registry
@@ -162,7 +163,7 @@ def check_ask(provider: Provider, model: str) -> CheckReport:
         for text in texts:
             _count_sentences(report, re.sub(r"\[[^\]]*\]", "", text), language)
         try:
-            prompt.checked_answer(reply.data, allowed=allowed)
+            checked_answer(reply.data, allowed=allowed)
         except InvalidReply as exc:
             report.errors.append(f"{language}: {exc}"[:300])
             continue

@@ -455,4 +455,4 @@ class ReadingEmbedding(StoredVector):
 
 # The full-text domain keeps its model beside its code; importing it here
 # registers it with the harvest app (and its migrations).
-from harvest.fulltext.models import FullText  # noqa: E402, F401
+from harvest.fulltext.models import FullText, Passage  # noqa: E402, F401

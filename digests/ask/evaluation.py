@@ -12,7 +12,13 @@ for the run only and rolled back after:
   after a fixed delay, citing three papers of its context and one outside it;
   citation validity is the share of shown citations among the retrieved
   papers, and latency p50/p95 is the service's wall time with and without
-  that fixed delay, so the figure is PaperTrail's own.
+  that fixed delay, so the figure is PaperTrail's own;
+- the passages (digests/ask/passage_evaluation.py): the recorded full texts
+  asked about, in both languages, within the library and as "ask about this
+  paper"; the stand-in cites three of the passages given with a claim from
+  each one's first sentence and one claim under a section it does not come
+  from, so its passage-level precision is a check of the measure, and a real
+  model's figure comes from running the same questions through its provider.
 """
 
 from __future__ import annotations
@@ -26,12 +32,15 @@ from collections import defaultdict
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from html import unescape
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import numpy as np
 from django.conf import settings
+from django.db import transaction
 from django.test.utils import override_settings
 
+from digests.ask.passage_evaluation import PassagePrecision, fixture_questions, store_fixture_full_texts
 from digests.ask.prompt import TOOL_NAME
 from digests.ask.retrieval import retrieve, search_text
 from digests.ask.services import Question, ask_answer
@@ -44,10 +53,43 @@ from harvest.search_evaluation import LANGUAGES, STYLES, Collection, collection_
 FAKE_DELAY_SECONDS = 0.2
 FOREIGN_CITATION = ("0000.00000", 1)
 _LABEL = re.compile(r'<paper label="arXiv:([^"\s]+) v(\d+)">')
+_PASSAGE = re.compile(r'<passage cite="arXiv:([^"\s]+) v(\d+) §([^"]+)">(.*?)</passage>', flags=re.S)
+
+
+class _RolledBack(Exception):
+    pass
+
+
+def _passage_points(content: str) -> list[dict]:
+    """Three claims, each the first sentence of a passage given, cited to its
+    section; and the first of them again under another section given."""
+    given = [(a, int(v), unescape(s), unescape(text)) for a, v, s, text in _PASSAGE.findall(content)]
+    points = []
+    for arxiv_id, number, section, text in given[:3]:
+        claim = " ".join(re.split(r"(?<=[.!?])\s", text, maxsplit=1)[0].split()[:30])
+        points.append(
+            {
+                "text": f"{claim} [arXiv:{arxiv_id} v{number} §{section}]",
+                "citations": [{"arxiv_id": arxiv_id, "version": number, "section": section}],
+            }
+        )
+    other = next((g for g in given if g[2] != given[0][2]), None) if given else None
+    if other is not None:
+        claim = points[0]["text"].rsplit(" [arXiv:", 1)[0]
+        points.append(
+            {
+                "text": f"{claim} [arXiv:{other[0]} v{other[1]} §{other[2]}]",
+                "citations": [{"arxiv_id": other[0], "version": other[1], "section": other[2]}],
+            }
+        )
+    return points
 
 
 def _fake_message(params: dict) -> dict:
-    labels = _LABEL.findall(params["messages"][0]["content"])[:3]
+    content = params["messages"][0]["content"]
+    if _PASSAGE.search(content):
+        return _tool_reply(params, _passage_points(content))
+    labels = _LABEL.findall(content)[:3]
     points = [
         {
             "text": f"A finding [arXiv:{arxiv_id} v{number}].",
@@ -62,6 +104,10 @@ def _fake_message(params: dict) -> dict:
             "citations": [{"arxiv_id": foreign_id, "version": foreign_version}],
         }
     )
+    return _tool_reply(params, points)
+
+
+def _tool_reply(params: dict, points: list[dict]) -> dict:
     return {
         "id": "msg_evaluation",
         "type": "message",
@@ -122,6 +168,7 @@ class AskReport:
     dropped_citations: int = 0
     latencies_ms: list[float] = field(default_factory=list)
     delay_ms: float = FAKE_DELAY_SECONDS * 1000
+    passages: PassagePrecision = field(default_factory=PassagePrecision)
 
     @staticmethod
     def _mean(values: list[float]) -> float:
@@ -165,6 +212,8 @@ class AskReport:
             f"latency with a {self.delay_ms:.0f} ms fake model: p50 {p50:.0f} ms, p95 {p95:.0f} ms; "
             f"PaperTrail's own share: p50 {p50 - self.delay_ms:.0f} ms, p95 {p95 - self.delay_ms:.0f} ms",
         ]
+        if self.passages.cited or self.passages.without_terms:
+            lines.append(self.passages.line())
         return "\n".join(lines)
 
 
@@ -173,6 +222,7 @@ def evaluate_ask(
     *,
     k: int | None = None,
     answers: bool = True,
+    passages: bool = True,
     vectors: np.ndarray | None = None,
     progress: Callable[[str], None] | None = None,
 ) -> AskReport:
@@ -202,10 +252,13 @@ def evaluate_ask(
                 progress(f"need {need.id}: context measured")
         if answers:
             _measure_answers(collection, papers, report, k=k, progress=progress)
+    if passages:
+        _measure_passages(report, k=k, progress=progress)
     return report
 
 
-def _measure_answers(collection: Collection, papers, report: AskReport, *, k: int, progress) -> None:
+@contextmanager
+def _fake_provider(k: int) -> Iterator[AnthropicProvider]:
     with (
         fake_messages_api() as url,
         override_settings(
@@ -216,7 +269,33 @@ def _measure_answers(collection: Collection, papers, report: AskReport, *, k: in
         ),
     ):
         config = ProviderConfig(name="anthropic", protocol="anthropic", api_key="evaluation-fake-key", base_url=url)
-        provider = AnthropicProvider(config, timeout=30)
+        yield AnthropicProvider(config, timeout=30)
+
+
+def _measure_passages(report: AskReport, *, k: int, progress) -> None:
+    """The recorded full texts' questions, within them and about each paper;
+    everything stored is rolled back after."""
+    fixtures = fixture_questions()
+    with _fake_provider(k) as provider:
+        try:
+            with transaction.atomic():
+                papers = store_fixture_full_texts(fixtures)
+                within = Paper.objects.filter(pk__in=[paper.pk for paper in papers.values()])
+                for item in fixtures:
+                    for language in LANGUAGES:
+                        text = item["questions"][language]
+                        for about in (None, papers[item["arxiv_id"]]):
+                            question = Question(text=text, filters={}, within=within, paper=about)
+                            report.passages.add(ask_answer(user=None, question=question, provider=provider))
+                    if progress is not None:
+                        progress(f"{item['arxiv_id']}: passages measured")
+                raise _RolledBack
+        except _RolledBack:
+            pass
+
+
+def _measure_answers(collection: Collection, papers, report: AskReport, *, k: int, progress) -> None:
+    with _fake_provider(k) as provider:
         for need in collection.needs:
             for language in LANGUAGES:
                 started = time.perf_counter()

@@ -1,27 +1,39 @@
 """The context of a question: the papers the library's hybrid search ranks
 first for it (as /api/v1/papers/?q=…&sort=relevance ranks them, under the same
 filters), with the guided reading of each one's latest version; or, to ask
-about one paper, that paper's versions with their stored changes and readings."""
+about one paper, that paper's versions with their stored changes and readings.
+Where a version's full text is read, its passages nearest the question go
+with it: the best PASSAGES_PER_PAPER of each of the first PASSAGE_PAPERS
+papers, or PAPER_PASSAGES of each version of the one paper asked about."""
 
 from __future__ import annotations
 
 import re
 from collections.abc import Iterable
+from dataclasses import replace
 from typing import Any
 
 from django.conf import settings
 from django.db.models import F, QuerySet
 
-from digests.ask.prompt import ContextPaper
+from digests.ask.citations import GivenSection
+from digests.ask.prompt import ContextPaper, ContextPassage
 from digests.models import GuidedReading
 from digests.selectors import readings_for_versions
 from harvest.filters import MAX_QUERY_LENGTH, SORT_RELEVANCE, PaperFilterSet
+from harvest.fulltext.chunks import normal_label
+from harvest.fulltext.selectors import nearest_passages, versions_awaiting_passages
 from harvest.models import Paper, Version
 from harvest.selectors import VersionChange, paper_history
 
 FILTER_NAMES = ("category", "since", "until", "ai")
 _CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
 _HISTORY_LIMIT = 3000  # characters of one version's changes in the context
+# About 2,400 words of passages in a library answer's context (a passage is at
+# most 160 words), and as many from the one paper of "ask about this paper".
+PASSAGE_PAPERS = 5
+PASSAGES_PER_PAPER = 3
+PAPER_PASSAGES = 15
 
 
 class FilterError(ValueError):
@@ -106,6 +118,7 @@ def context_papers(papers: list[Paper], *, language: str) -> list[ContextPaper]:
             title=paper.title,
             abstract=paper.abstract,
             reading=_reading_text(readings.get(version_ids.get(paper.pk, -1)), language),
+            version_id=version_ids.get(paper.pk),
         )
         for paper in papers
     ]
@@ -148,6 +161,46 @@ def paper_context(paper: Paper, *, language: str) -> list[ContextPaper]:
                 abstract=version.abstract or (paper.abstract if latest else ""),
                 reading=_reading_text(readings.get(version.pk), language),
                 history=_change_text(changes.get(version.number)),
+                version_id=version.pk,
             )
         )
     return context
+
+
+def with_passages(papers: list[ContextPaper], *, question: str, about_paper: bool) -> list[ContextPaper]:
+    """The context with the passages nearest the question of each version
+    whose full text is cut into passages (in document order within a paper,
+    so a section reads in sequence)."""
+    chosen = papers if about_paper else papers[:PASSAGE_PAPERS]
+    per_version = PAPER_PASSAGES if about_paper else PASSAGES_PER_PAPER
+    found = nearest_passages(
+        version_ids=[p.version_id for p in chosen if p.version_id], question=question, per_version=per_version
+    )
+    out = []
+    for paper in papers:
+        best = sorted(found.get(paper.version_id or -1, []), key=lambda passage: passage.position)
+        passages = tuple(
+            ContextPassage(p.section, p.heading, p.text, anchor=p.anchor, page=p.page, position=p.position)
+            for p in best
+        )
+        out.append(replace(paper, passages=passages) if passages else paper)
+    return out
+
+
+def awaiting_passages(papers: list[ContextPaper]) -> list[int]:
+    """The context's versions whose full text is read but not yet in passages."""
+    return versions_awaiting_passages(version_ids=[p.version_id for p in papers if p.version_id and not p.passages])
+
+
+def given_sections(papers: list[ContextPaper]) -> dict[tuple[str, int], dict[str, GivenSection]]:
+    """The sections of the passages given, by paper and version, then by the
+    label as citations are compared."""
+    given: dict[tuple[str, int], dict[str, GivenSection]] = {}
+    for paper in papers:
+        sections = given.setdefault((paper.arxiv_id, paper.version), {})
+        for passage in paper.passages:
+            key = normal_label(passage.section)
+            known = sections.get(key)
+            positions = (*known.positions, passage.position) if known else (passage.position,)
+            sections[key] = GivenSection(passage.section, passage.anchor, passage.page, positions)
+    return {key: sections for key, sections in given.items() if sections}

@@ -24,7 +24,17 @@ from django.db import transaction
 from django.db.models import QuerySet
 
 from digests.ask import prompt
-from digests.ask.retrieval import context_papers, language_of, paper_context, retrieve, search_text
+from digests.ask.citations import Given, checked_answer
+from digests.ask.retrieval import (
+    awaiting_passages,
+    context_papers,
+    given_sections,
+    language_of,
+    paper_context,
+    retrieve,
+    search_text,
+    with_passages,
+)
 from digests.ask.selectors import thread_of
 from digests.budget import BudgetSpent, llm_pause, paid_call
 from digests.models import Ask
@@ -41,6 +51,7 @@ from digests.providers.base import (
     Transient,
 )
 from digests.selectors import pause_state
+from harvest.fulltext.tasks import embed_passages
 from harvest.models import Paper
 
 logger = logging.getLogger(__name__)
@@ -48,7 +59,7 @@ logger = logging.getLogger(__name__)
 MAX_QUESTION_LENGTH = 1000
 EARLIER_EXCHANGES = 3  # of a thread, the most recent, put before a follow-up
 # Part of the cache key: a change of prompt or schema answers every question anew.
-ASK_PROMPT_VERSION = "ask-2026-12"
+ASK_PROMPT_VERSION = "ask-2026-12-passages"
 
 
 class AskRefused(Exception):
@@ -94,7 +105,7 @@ def _cache_key(provider: str, request: StructuredRequest) -> str:
     return hashlib.sha256(material.encode()).hexdigest()
 
 
-def _call(provider: Provider, request: StructuredRequest, allowed: set[tuple[str, int]]):
+def _call(provider: Provider, request: StructuredRequest, allowed: set[tuple[str, int]], given: Given):
     """The checked answer, the reply and what both tries cost; refuses on
     any error of the provider, or on a second invalid reply."""
     repair: Repair | None = None
@@ -123,7 +134,7 @@ def _call(provider: Provider, request: StructuredRequest, allowed: set[tuple[str
             continue
         spent += cost
         try:
-            return prompt.checked_answer(reply.data, allowed=allowed), reply, spent
+            return checked_answer(reply.data, allowed=allowed, given=given), reply, spent
         except InvalidReply as exc:
             repair, error = Repair(raw=reply.raw, error=str(exc)), str(exc)
             logger.warning("ask: invalid reply from %s: %s", provider.config.name, exc)
@@ -144,14 +155,19 @@ def ask_answer(*, user: Any, question: Question, provider: Provider | None = Non
     language = language_of(text)
     thread = question.thread.thread or question.thread if question.thread is not None else None
     earlier = _earlier(thread)
+    searched = search_text(text, [thread.question] if thread is not None else [])
     if question.paper is not None:
         papers = paper_context(question.paper, language=language)
     else:
-        searched = search_text(text, [thread.question] if thread is not None else [])
         found = retrieve(question=searched, filters=question.filters, within=question.within)
         papers = context_papers(found, language=language)
     if not papers:
         raise AskRefused("no_papers", "no paper in the library matches the question and filters")
+    papers = with_passages(papers, question=searched, about_paper=question.paper is not None)
+    if awaiting_passages(papers):
+        # Read but not yet cut into passages (read before passages existed, or
+        # the model changed): the embedding queue cuts them for the next question.
+        transaction.on_commit(embed_passages.delay)
     provider_name, model = registry.task_choice("ask")
     request = prompt.ask_request(
         model=model,
@@ -169,7 +185,7 @@ def ask_answer(*, user: Any, question: Question, provider: Provider | None = Non
         "question": text,
         "language": language,
         "filters": question.filters,
-        "retrieved": [{"arxiv_id": p.arxiv_id, "version": p.version} for p in papers],
+        "retrieved": [_retrieved(p) for p in papers],
         "cache_key": key,
     }
     earlier_answer = Ask.objects.filter(cache_key=key, status=Ask.Status.DONE).order_by("-id").first()
@@ -190,9 +206,13 @@ def ask_answer(*, user: Any, question: Question, provider: Provider | None = Non
     if paused:
         raise AskRefused("paused", reason)
     allowed = {(p.arxiv_id, p.version) for p in papers}
-    checked, reply, cost = _call(provider or ask_provider(), request, allowed)
-    if checked.dropped:
-        logger.warning("ask: removed %d citation(s) outside the retrieved papers", checked.dropped)
+    checked, reply, cost = _call(provider or ask_provider(), request, allowed, given_sections(papers))
+    if checked.dropped or checked.dropped_sections:
+        logger.warning(
+            "ask: removed %d citation(s) outside the retrieved papers, %d section(s) outside the given passages",
+            checked.dropped,
+            checked.dropped_sections,
+        )
     return Ask.objects.create(
         **fields,
         answer=checked.as_json(),
@@ -205,6 +225,14 @@ def ask_answer(*, user: Any, question: Question, provider: Provider | None = Non
         currency=config.currency,
         latency_ms=_ms_since(started),
     )
+
+
+def _retrieved(paper: prompt.ContextPaper) -> dict[str, Any]:
+    """A context paper as stored with the answer: with the passages given, if any."""
+    item: dict[str, Any] = {"arxiv_id": paper.arxiv_id, "version": paper.version}
+    if paper.passages:
+        item["passages"] = [{"position": p.position, "section": p.section} for p in paper.passages]
+    return item
 
 
 def _ms_since(started: float) -> int:

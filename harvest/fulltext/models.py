@@ -55,3 +55,29 @@ class FullText(models.Model):
 
     def __str__(self) -> str:
         return f"full text of version {self.version_id} ({self.status})"
+
+
+class Passage(models.Model):
+    """One passage of a version's full text (harvest/fulltext/chunks.py) with
+    its embedding by the search model (float16, as `StoredVector`): what
+    "ask" retrieves and what its section citations are checked against."""
+
+    version = models.ForeignKey("harvest.Version", on_delete=models.CASCADE, related_name="passages")
+    position = models.PositiveIntegerField()
+    section = models.CharField(max_length=64, help_text='the label a citation names: "3.1", "B.2"')
+    anchor = models.CharField(max_length=128, blank=True, help_text="the section's id in arXiv's HTML")
+    page = models.PositiveIntegerField(null=True, blank=True, help_text="a PDF's page")
+    heading = models.CharField(max_length=300, blank=True)
+    text = models.TextField()
+    model = models.CharField(max_length=128)
+    vector = models.BinaryField()
+    text_hash = models.CharField(max_length=16)
+    embedded_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        verbose_name = gettext_lazy("full-text passage")
+        verbose_name_plural = gettext_lazy("full-text passages")
+        constraints = [models.UniqueConstraint(fields=["version", "position"], name="passage_version_position")]
+
+    def __str__(self) -> str:
+        return f"passage {self.position} (§{self.section}) of version {self.version_id}"

@@ -17,11 +17,16 @@ from datetime import datetime, timedelta
 
 from django.conf import settings
 from django.db import transaction
-from django.db.models import F
+from django.db.models import Exists, F, OuterRef
 from django.utils import timezone
 
+from harvest.embeddings.encoders import Encoder, get_encoder
+from harvest.embeddings.passages import text_hash
+from harvest.embeddings.services import CHUNK, to_bytes
+from harvest.fulltext.chunks import chunks
 from harvest.fulltext.fetching import Fetched, FetchFailure, fetch_full_text, make_session
-from harvest.fulltext.models import FullText
+from harvest.fulltext.models import FullText, Passage
+from harvest.fulltext.selectors import full_text_document
 from harvest.models import Paper, Version
 from harvest.sources.http import PoliteSession
 
@@ -146,6 +151,8 @@ def _store(row: FullText, fetched: Fetched, now: datetime) -> None:
         # metadata gives for the paper (the same statement, from the listing).
         row.licence = fetched.document.licence or row.version.paper.license
         fields += ["document", "stored_bytes", "text_chars", "origin", "licence"]
+        # A new text makes its old passages wrong: they wait to be cut again.
+        Passage.objects.filter(version_id=row.version_id).delete()
     row.etag, row.last_modified = fetched.etag, fetched.last_modified
     row.save(update_fields=[*fields, "etag", "last_modified"])
 
@@ -199,3 +206,55 @@ def fetch_waiting(
         else:
             outcome.read += 1
     return outcome
+
+
+def versions_without_passages(*, model: str, limit: int) -> list[int]:
+    """Versions whose full text is read but not cut into passages embedded by
+    `model`, most recently read first."""
+    embedded = Passage.objects.filter(version_id=OuterRef("version_id"), model=model)
+    rows = FullText.objects.filter(status=FullText.Status.DONE, text_chars__gt=0).filter(~Exists(embedded))
+    return list(
+        rows.order_by(F("fetched_at").desc(nulls_last=True), "-id").values_list("version_id", flat=True)[:limit]
+    )
+
+
+def store_passages(*, version_id: int, encoder: Encoder | None = None) -> int:
+    """Cuts a version's full text into passages, embeds them with the search
+    model and stores them in place of its old ones; the number stored (0 when
+    nothing changed, or there is no text)."""
+    document = full_text_document(version_id=version_id)
+    if document is None:
+        return 0
+    encoder = encoder or get_encoder()
+    cut = chunks(document)
+    hashes = [text_hash(chunk.embedded_text) for chunk in cut]
+    stored = list(Passage.objects.filter(version_id=version_id).order_by("position").values_list("text_hash", "model"))
+    if stored == [(value, encoder.name) for value in hashes]:
+        return 0
+    texts = [chunk.embedded_text for chunk in cut]
+    vectors = [
+        vector
+        for start in range(0, len(texts), CHUNK)
+        for vector in encoder.embed_passages(texts[start : start + CHUNK])
+    ]
+    now = timezone.now()
+    rows = [
+        Passage(
+            version_id=version_id,
+            position=chunk.position,
+            section=chunk.section[:64],
+            anchor=chunk.anchor[:128],
+            page=chunk.page,
+            heading=chunk.heading[:300],
+            text=chunk.text,
+            model=encoder.name,
+            vector=to_bytes(vector),
+            text_hash=value,
+            embedded_at=now,
+        )
+        for chunk, vector, value in zip(cut, vectors, hashes, strict=True)
+    ]
+    with transaction.atomic():
+        Passage.objects.filter(version_id=version_id).delete()
+        Passage.objects.bulk_create(rows)
+    return len(rows)

@@ -11,12 +11,16 @@ from django.conf import settings
 from django.core.cache import cache
 from django.utils import timezone
 
-from harvest.fulltext.services import fetch_waiting, request_popular
+from harvest.embeddings.encoders import get_encoder
+from harvest.fulltext.services import fetch_waiting, request_popular, store_passages, versions_without_passages
 from harvest.signals import full_texts_wanted
 
 logger = logging.getLogger(__name__)
 
 LOCK = "fulltext:fetch-lock"
+PASSAGES_LOCK = "fulltext:passages-lock"
+# Versions one run cuts and embeds: about half a minute each on two busy cores.
+PASSAGE_BATCH = 20
 
 
 @shared_task(
@@ -30,9 +34,27 @@ def fetch_full_texts() -> str:
     if not cache.add(LOCK, "1", timeout=settings.FULLTEXT_SOFT_TIME_LIMIT + 120):
         return "another run is reading"
     try:
-        return fetch_waiting().summary()
+        outcome = fetch_waiting()
     finally:
         cache.delete(LOCK)
+    if outcome.read:
+        embed_passages.delay()
+    return outcome.summary()
+
+
+@shared_task(name="harvest.embed_passages", soft_time_limit=settings.FULLTEXT_SOFT_TIME_LIMIT)
+def embed_passages() -> str:
+    """Cuts and embeds the passages of the versions read since, newest first
+    (on the `embed` queue, beside the papers' embeddings)."""
+    if not cache.add(PASSAGES_LOCK, "1", timeout=settings.FULLTEXT_SOFT_TIME_LIMIT + 120):
+        return "another run is embedding passages"
+    try:
+        encoder = get_encoder()
+        versions = versions_without_passages(model=encoder.name, limit=PASSAGE_BATCH)
+        stored = sum(store_passages(version_id=version_id, encoder=encoder) for version_id in versions)
+    finally:
+        cache.delete(PASSAGES_LOCK)
+    return f"{stored} passages of {len(versions)} versions"
 
 
 @shared_task(name="harvest.select_full_texts")

@@ -42,6 +42,7 @@ CELERY_TASK_ROUTES = {
     # Embeddings keep a CPU busy for minutes: a queue of their own (an exact
     # name is matched before the patterns).
     "harvest.embed_papers": {"queue": "embed"},
+    "harvest.embed_passages": {"queue": "embed"},
     # Full text is read from arXiv one request every ARXIV_REQUEST_DELAY
     # seconds: one worker on its own queue (concurrency 1) keeps that pace.
     "harvest.fetch_full_texts": {"queue": "fulltext"},

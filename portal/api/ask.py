@@ -18,6 +18,7 @@ from rest_framework.views import APIView
 from digests.ask.selectors import ask_get, ask_list, ask_papers
 from digests.ask.services import MAX_QUESTION_LENGTH, AskRefused, ask_delete
 from digests.models import Ask
+from harvest.fulltext.selectors import section_url
 from portal.api.errors import NotFoundParameter, ParameterError
 from portal.api.schema import ERROR_RESPONSES, ErrorSerializer
 from portal.api.serializers.papers import PaperSerializer
@@ -60,10 +61,18 @@ class AskRequestSerializer(serializers.Serializer):
 class CitationSerializer(serializers.Serializer):
     arxiv_id = serializers.CharField(help_text="The arXiv id of a paper retrieved for the question.")
     version = serializers.IntegerField(help_text="The version that was in the context.")
+    section = serializers.CharField(
+        required=False, help_text='The section cited ("4.1"), one whose passages were in the context.'
+    )
+    url = serializers.CharField(
+        required=False, help_text="arXiv's HTML of the version at the section's anchor (the PDF at its page)."
+    )
 
 
 class PointSerializer(serializers.Serializer):
-    text = serializers.CharField(help_text="One claim, Markdown, with its citations inline as [arXiv:ID vN].")
+    text = serializers.CharField(
+        help_text="One claim, Markdown, with its citations inline as [arXiv:ID vN] or [arXiv:ID vN §S]."
+    )
     citations = CitationSerializer(many=True, help_text="The papers it rests on (all among the retrieved ones).")
 
 
@@ -78,6 +87,9 @@ class UsageSerializer(serializers.Serializer):
     cost_usd = serializers.DecimalField(max_digits=12, decimal_places=6, help_text="Paid from the daily budget.")
     cached = serializers.BooleanField(help_text="Answered from an identical earlier question over the same papers.")
     dropped_citations = serializers.IntegerField(help_text="Citations outside the retrieved papers, removed.")
+    dropped_sections = serializers.IntegerField(
+        help_text="Section citations not among the passages given, removed (the paper's citation stays)."
+    )
     latency_ms = serializers.IntegerField(help_text="Time to answer, in milliseconds.")
 
 
@@ -97,9 +109,26 @@ class AskResponseSerializer(AskSerializer):
     papers = PaperSerializer(many=True, help_text="The papers drawn on, as in /api/v1/papers/.")
 
 
+def _shown(citation: dict[str, Any]) -> dict[str, Any]:
+    shown = {"arxiv_id": citation["arxiv_id"], "version": citation["version"]}
+    if citation.get("section"):
+        url = section_url(
+            arxiv_id=citation["arxiv_id"],
+            version=int(citation["version"]),
+            anchor=citation.get("anchor", ""),
+            page=citation.get("page"),
+        )
+        shown |= {"section": citation["section"], "url": url}
+    return shown
+
+
 def ask_data(asked: Ask, *, papers: bool) -> dict[str, Any]:
+    points = [
+        {"text": point["text"], "citations": [_shown(c) for c in point["citations"]]}
+        for point in asked.answer.get("points", [])
+    ]
     citations: list[dict[str, Any]] = []
-    for point in asked.answer.get("points", []):
+    for point in points:
         for citation in point["citations"]:
             if citation not in citations:
                 citations.append(citation)
@@ -109,7 +138,7 @@ def ask_data(asked: Ask, *, papers: bool) -> dict[str, Any]:
         "question": asked.question,
         "language": asked.language,
         "created_at": asked.created_at,
-        "answer": {"synthesis": asked.answer.get("synthesis", ""), "points": asked.answer.get("points", [])},
+        "answer": {"synthesis": asked.answer.get("synthesis", ""), "points": points},
         "citations": citations,
         "retrieved": asked.retrieved,
         "usage": {
@@ -118,6 +147,7 @@ def ask_data(asked: Ask, *, papers: bool) -> dict[str, Any]:
             "cost_usd": asked.cost_usd,
             "cached": asked.cached,
             "dropped_citations": asked.dropped_citations,
+            "dropped_sections": asked.answer.get("dropped_sections", 0),
             "latency_ms": asked.latency_ms,
         },
     }
