@@ -23,6 +23,7 @@ from django.utils import timezone
 from harvest.fulltext.fetching import Fetched, FetchFailure, fetch_full_text, make_session
 from harvest.fulltext.models import FullText
 from harvest.models import Paper, Version
+from harvest.signals import full_text_stored
 from harvest.sources.http import PoliteSession
 
 logger = logging.getLogger(__name__)
@@ -148,6 +149,9 @@ def _store(row: FullText, fetched: Fetched, now: datetime) -> None:
         fields += ["document", "stored_bytes", "text_chars", "origin", "licence"]
     row.etag, row.last_modified = fetched.etag, fetched.last_modified
     row.save(update_fields=[*fields, "etag", "last_modified"])
+    if fetched.document is not None:
+        version_ids = [row.version_id]
+        transaction.on_commit(lambda: full_text_stored.send(sender=FullText, version_ids=version_ids))
 
 
 def record_failure(row: FullText, failure: FetchFailure, now: datetime) -> bool:
