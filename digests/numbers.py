@@ -15,8 +15,12 @@ from decimal import Decimal, InvalidOperation
 # "GPT4" and the "2" of "v2" are names, not figures); Chinese characters may
 # touch it ("提升12.5%"). Thousands separators only in groups of three.
 _NUMBER = re.compile(r"(?<![A-Za-z0-9_.])(\d{1,3}(?:,\d{3})+|\d+)(\.\d+)?(\s?%|\uff05)?")
-# Citations of the paper's own sections and arXiv identifiers are references, not figures.
-_NOT_FIGURES = re.compile(r"§\s*[A-Z]?\d+(?:\.\d+)*|\b\d{4}\.\d{4,5}(?:v\d+)?\b")
+# Citations of the paper's own sections, figures and tables, and arXiv
+# identifiers, are references, not figures (a renumbered table is no new result).
+_NOT_FIGURES = re.compile(
+    r"(?:§|\b(?:Sections?|Sec\.|Figures?|Fig\.|Tables?|Tab\.|Appendix|Eq\.|Equation|Algorithm)\s*|[图表]\s*)"
+    r"~?[A-Z]?\d+(?:\.\d+)*|\b\d{4}\.\d{4,5}(?:v\d+)?\b"
+)
 _SENTENCE = re.compile(r"(?<=[.!?])\s+(?=\S)|(?<=[。！？；])")
 _HUNDRED = Decimal(100)
 

@@ -30,7 +30,7 @@ def test_a_number_the_source_does_not_state_is_reported_as_written():
 
 
 def test_names_versions_section_citations_and_arxiv_ids_are_not_figures():
-    assert figures("GPT4 and F1 in v2, see §5.3 and arXiv 2501.11120v1") == []
+    assert figures("GPT4 and F1 in v2, see §5.3, Section 4.2, Table 3, Fig. 2, 图3 and arXiv 2501.11120v1") == []
     assert [w for w, _v, _p in figures("Llama-3.1 with 70 layers")] == ["3.1", "70"]
     ((written, value, percent),) = figures("a gain of 12.50 %")
     assert (written, value, percent) == ("12.50 %", Decimal("12.5"), True)
