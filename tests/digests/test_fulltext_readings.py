@@ -18,7 +18,7 @@ from celery.signals import after_task_publish
 from django.template.loader import render_to_string
 from django.utils import translation
 
-from digests.batches import backlog_dispatch
+from digests.batches import backlog_dispatch, batch_submit, batches_collect
 from digests.models import GuidedReading
 from digests.reading_text import estimate_tokens, select_prefix, select_units, units_of
 from digests.services import Outcome, reading_write, readings_create_for_versions
@@ -194,6 +194,25 @@ def test_a_retry_that_states_only_the_sources_numbers_is_stored_whole(stand_in):
     reading = GuidedReading.objects.get(pk=reading_id)
     assert (reading.content["en"]["results"], reading.numbers_removed) == ("It matches dense attention.", 0)
     assert len(stand_in.requests_to(stand_in.path)) == 2
+
+
+def test_a_batch_reply_with_unchecked_numbers_spends_the_retry_then_the_sentence_goes(fake_anthropic):
+    fake_anthropic.reading_for = _results("It matches dense attention. It is 97.3% faster.", "速度快97.3%。")
+    (version,) = store(make_record("2601.00013"))
+    (reading_id,) = readings_create_for_versions(version_ids=[version.pk], dispatch=False)
+    batch_submit()
+    (batch_id,) = fake_anthropic.batches
+    fake_anthropic.end_batch(batch_id)
+
+    assert batches_collect() == "collected 1 results"
+
+    waiting = GuidedReading.objects.get(pk=reading_id)
+    assert waiting.status == "pending" and waiting.error == "unchecked numbers (batch): 97.3%, 97.3%"
+    assert reading_write(reading_id=reading_id) == Outcome.DONE
+    reading = GuidedReading.objects.get(pk=reading_id)
+    assert (reading.content["en"]["results"], reading.content["zh"]["results"]) == ("It matches dense attention.", "")
+    assert reading.numbers_removed == 2
+    assert len(fake_anthropic.message_requests()) == 1  # the batch's try and one direct call: no third
 
 
 class _Clock:
