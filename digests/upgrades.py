@@ -32,10 +32,36 @@ from digests.services import (
     stored_fields,
 )
 from digests.signals import reading_stored, upgrades_pending
+from harvest.fulltext.models import FullText
+from harvest.models import Version
 
 logger = logging.getLogger(__name__)
 
 Upgrade = GuidedReading.Upgrade
+
+
+def versions_ready(version_ids: Iterable[int]) -> list[int]:
+    """The versions whose full text just arrived and the revisions after
+    them that have theirs, but for a revision whose previous version's text
+    is still on its way: its upgrade waits for it, so what changed is a diff."""
+    arrived = list(Version.objects.filter(id__in=list(version_ids)).values_list("paper_id", "number"))
+    if not arrived:
+        return []
+    same_or_next = Q()
+    for paper_id, number in arrived:
+        same_or_next |= Q(paper_id=paper_id, number__in=(number, number + 1))
+    candidates = list(
+        Version.objects.filter(same_or_next, full_text__status=FullText.Status.DONE).values_list(
+            "id", "paper_id", "number"
+        )
+    )
+    on_the_way = {FullText.Status.WAITING, FullText.Status.FETCHING}
+    waiting = set(
+        FullText.objects.filter(
+            version__paper_id__in={p for _id, p, _n in candidates}, status__in=on_the_way
+        ).values_list("version__paper_id", "version__number")
+    )
+    return [vid for vid, paper_id, number in candidates if (paper_id, number - 1) not in waiting]
 
 
 @transaction.atomic

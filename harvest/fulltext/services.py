@@ -17,7 +17,7 @@ from datetime import datetime, timedelta
 
 from django.conf import settings
 from django.db import transaction
-from django.db.models import F
+from django.db.models import F, Q
 from django.utils import timezone
 
 from harvest.fulltext.fetching import Fetched, FetchFailure, fetch_full_text, make_session
@@ -97,10 +97,13 @@ def request_full_text(*, version_ids: Iterable[int], reason: str, now: datetime 
 
 
 def request_latest_full_texts(*, paper_ids: Iterable[int], reason: str, now: datetime | None = None) -> int:
-    """`request_full_text` for the latest version of each paper."""
-    version_ids = Version.objects.filter(paper_id__in=set(paper_ids), number=F("paper__latest_version")).values_list(
-        "id", flat=True
-    )
+    """`request_full_text` for the latest version of each paper and, for a
+    revision, the version before it: its reading's "what changed" is a
+    section diff of the two texts."""
+    latest = F("paper__latest_version")
+    version_ids = Version.objects.filter(
+        Q(number=latest) | Q(number=latest - 1), paper_id__in=set(paper_ids)
+    ).values_list("id", flat=True)
     return request_full_text(version_ids=list(version_ids), reason=reason, now=now)
 
 

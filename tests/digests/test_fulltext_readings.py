@@ -11,12 +11,13 @@ from __future__ import annotations
 import gzip
 import json
 import re
+from datetime import timedelta
 from functools import cache
 
 import pytest
 from celery.signals import after_task_publish
 from django.template.loader import render_to_string
-from django.utils import translation
+from django.utils import timezone, translation
 
 from digests.batches import backlog_dispatch, batch_submit, batches_collect
 from digests.models import GuidedReading
@@ -28,7 +29,7 @@ from harvest.fulltext.fetching import make_session
 from harvest.fulltext.html_parser import parse_html
 from harvest.fulltext.models import FullText
 from harvest.fulltext.pdf_parser import parse_pdf
-from harvest.fulltext.services import fetch_waiting, request_full_text
+from harvest.fulltext.services import fetch_waiting, request_full_text, request_latest_full_texts
 from papertrail.celery import app
 from tests.digests.conftest import make_record, store
 from tests.digests.fake_anthropic import default_reading
@@ -305,6 +306,38 @@ def test_an_abstract_reading_is_upgraded_once_when_harvest_reads_the_full_text(
     backlog_dispatch()
     assert reading_upgrade(reading_id=reading_id) == Outcome.SKIPPED
     assert len(fake_anthropic.message_requests()) == 2
+
+
+def test_a_revisions_upgrade_waits_for_the_previous_versions_text_and_reads_the_diff(
+    fake_anthropic, replay_server, settings, published, django_capture_on_commit_callbacks
+):
+    document = html_document()
+    store(make_record("2501.11120", title=document.title, abstract=document.abstract))
+    (v2,) = store(make_record("2501.11120", title=document.title, abstract=document.abstract, versions=2))
+    (reading_id,) = readings_create_for_versions(version_ids=[v2.pk], dispatch=False)
+    assert reading_write(reading_id=reading_id) == Outcome.DONE
+    settings.PAPERTRAIL_ARXIV_HTML_URL = f"{replay_server.url}/html"
+    for n in (1, 2):
+        replay_server.queue(f"/html/2501.11120v{n}", Reply(body=HTML_PAGE, content_type="text/html"))
+    assert request_latest_full_texts(paper_ids=[v2.paper_id], reason=FullText.Reason.SAVED) == 2
+    v1_text = FullText.objects.filter(version__paper_id=v2.paper_id, version__number=1)
+    v1_text.update(next_attempt_at=timezone.now() + timedelta(hours=1))
+    clock = _Clock()
+
+    with django_capture_on_commit_callbacks(execute=True):
+        assert fetch_waiting(session=make_session(sleep=clock.sleep, clock=clock)).read == 1  # v2's alone
+    assert published == [] and GuidedReading.objects.get(pk=reading_id).upgrade == ""
+
+    v1_text.update(next_attempt_at=timezone.now())
+    with django_capture_on_commit_callbacks(execute=True):
+        assert fetch_waiting(session=make_session(sleep=clock.sleep, clock=clock)).read == 1
+    assert published == [{"queue": "llm", "args": [reading_id]}]
+
+    fake_anthropic.reading_for = citing_reading
+    assert reading_upgrade(reading_id=reading_id) == Outcome.DONE
+    user = fake_anthropic.sent()[-1]["user"]
+    assert "<revision_diff>" in user and "The text of the sections is the same in both versions." in user
+    assert "<previous_version" not in user
 
 
 def test_an_upgrade_waiting_for_budget_keeps_the_abstract_reading_and_its_place(fake_anthropic, settings):
