@@ -340,6 +340,8 @@ def reading_store(
     updated = GuidedReading.objects.filter(pk=reading_id, status=Status.RUNNING).update(
         status=Status.DONE,
         **stored_fields(content=content, checked=checked, numbers_removed=numbers_removed),
+        # Written anew (a regeneration): an upgrade asked for the old text has nothing left to do.
+        upgrade=GuidedReading.Upgrade.NONE,
         provider=provider,
         model=reply.model,
         currency=registry.provider_config(provider).currency,

@@ -89,7 +89,8 @@ def upgrade_backlog() -> list[int]:
     GuidedReading.objects.filter(upgrade=Upgrade.RUNNING, claimed_at__lt=stale_before()).update(
         upgrade=Upgrade.WANTED, claimed_at=None
     )
-    return list(GuidedReading.objects.filter(upgrade=Upgrade.WANTED).order_by("id").values_list("id", flat=True))
+    wanted = GuidedReading.objects.filter(upgrade=Upgrade.WANTED, status=GuidedReading.Status.DONE)
+    return list(wanted.order_by("id").values_list("id", flat=True))
 
 
 def _claim(reading_id: int) -> bool:
