@@ -37,6 +37,8 @@ class GuidedReadingAdmin(admin.ModelAdmin):
         "version",
         "prompt_version",
         "status",
+        "source",
+        "numbers_removed",
         "provider",
         "model",
         "input_tokens",
@@ -46,7 +48,7 @@ class GuidedReadingAdmin(admin.ModelAdmin):
         "attempts",
         "written_at",
     )
-    list_filter = ("status", InvalidReplyFilter, "provider", "prompt_version", "model")
+    list_filter = ("status", "source", "upgrade", InvalidReplyFilter, "provider", "prompt_version", "model")
     search_fields = ("version__paper__arxiv_id", "error")
     list_select_related = ("version__paper",)
     raw_id_fields = ("version", "batch")
@@ -59,6 +61,10 @@ class GuidedReadingAdmin(admin.ModelAdmin):
         "provider",
         "model",
         "content",
+        "source",
+        "citations",
+        "numbers_removed",
+        "upgrade",
         "input_tokens",
         "output_tokens",
         "cost_usd",

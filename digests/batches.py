@@ -24,9 +24,19 @@ from digests import llm
 from digests.budget import budget_reserve, budget_settle, llm_pause
 from digests.models import GuidedReading, SummaryBatch
 from digests.providers import registry
-from digests.providers.base import BatchResult, InvalidReply, Provider, ProviderError, Refused
+from digests.providers.base import BatchResult, InvalidReply, Provider, ProviderError, Refused, Reply
+from digests.reading_sources import checked_reading, reading_input, without_unchecked
 from digests.selectors import backlog_count, backlog_filter, is_configured, pause_state
-from digests.services import Outcome, dispatch_readings, reading_input, reading_store, readings_provider, stale_before
+from digests.services import (
+    NUMBERS_UNCHECKED,
+    Outcome,
+    dispatch_readings,
+    reading_store,
+    readings_provider,
+    stale_before,
+)
+from digests.signals import upgrades_pending
+from digests.upgrades import upgrade_backlog
 
 logger = logging.getLogger(__name__)
 
@@ -212,24 +222,29 @@ def _store_result(provider: Provider, reading: GuidedReading, result: BatchResul
         try:
             if result.error_type:
                 raise InvalidReply(result.error_message)
-            content, _removed = llm.validated_reading(reply.data, abstracts=prepared.abstracts if prepared else [])
+            if prepared is None:
+                raise InvalidReply("the version has no text to check the reply against")
+            checked = checked_reading(reply.data, prepared)
         except InvalidReply as exc:
-            # Tried once more through the synchronous call, which then allows no further invalid reply.
-            GuidedReading.objects.filter(pk=reading.pk, status=Status.RUNNING).update(
-                status=Status.PENDING,
-                batch=None,
-                claimed_at=None,
-                error=f"invalid reply (batch): {exc}"[:2000],
-                provider=config.name,
-                input_tokens=reading.input_tokens + reply.input_tokens,
-                output_tokens=reading.output_tokens + reply.output_tokens,
-                cost_usd=reading.cost_usd + cost,
-            )
+            _retry_synchronously(reading, reply, cost, config.name, error=f"invalid reply (batch): {exc}")
             return cost
-        if prepared is None or not prepared.is_revision_with_previous:
-            for lang in llm.LANGUAGES:
-                content[lang]["changes"] = ""
-        reading_store(reading_id=reading.pk, content=content, provider=config.name, reply=reply, cost=cost)
+        numbers_removed = 0
+        content = checked.content
+        if checked.unchecked and not reading.error.startswith(NUMBERS_UNCHECKED):
+            numbers = ", ".join(checked.unchecked[:10])
+            _retry_synchronously(reading, reply, cost, config.name, error=f"{NUMBERS_UNCHECKED} (batch): {numbers}")
+            return cost
+        if checked.unchecked:
+            content, numbers_removed = without_unchecked(checked, prepared)
+        reading_store(
+            reading_id=reading.pk,
+            content=content,
+            provider=config.name,
+            reply=reply,
+            cost=cost,
+            checked=checked,
+            numbers_removed=numbers_removed,
+        )
         return cost
     if result.error_type in ("canceled", "expired"):
         _release([reading.pk], error=f"batch request {result.error_type}")
@@ -246,9 +261,25 @@ def _store_result(provider: Provider, reading: GuidedReading, result: BatchResul
     return Decimal("0")
 
 
+def _retry_synchronously(reading: GuidedReading, reply: Reply, cost: Decimal, provider: str, *, error: str) -> None:
+    """Back to pending for one more try through the synchronous call, which
+    knows from `error` which try this batch reply spent."""
+    GuidedReading.objects.filter(pk=reading.pk, status=Status.RUNNING).update(
+        status=Status.PENDING,
+        batch=None,
+        claimed_at=None,
+        error=error[:2000],
+        provider=provider,
+        input_tokens=reading.input_tokens + reply.input_tokens,
+        output_tokens=reading.output_tokens + reply.output_tokens,
+        cost_usd=reading.cost_usd + cost,
+    )
+
+
 def backlog_dispatch() -> str:
     """The periodic safety net: readings left running by a vanished worker go
-    back to pending, and what is pending is sent to the queue."""
+    back to pending, and what is pending is sent to the queue, with the
+    upgrades from the full text that wait (digests/upgrades.py)."""
     if not is_configured():
         return Outcome.NOT_CONFIGURED
     if pause_state()[0]:
@@ -261,4 +292,7 @@ def backlog_dispatch() -> str:
         .order_by("id")
         .values_list("id", flat=True)[: settings.PAPERTRAIL_SUMMARY_BATCH_MAX]
     )
-    return dispatch_readings(reading_ids=ids) if ids else "no backlog"
+    upgrade_ids = upgrade_backlog()[: settings.PAPERTRAIL_SUMMARY_BATCH_MAX]
+    if upgrade_ids:
+        upgrades_pending.send(sender=GuidedReading, reading_ids=upgrade_ids)
+    return dispatch_readings(reading_ids=ids) if ids else f"no backlog; {len(upgrade_ids)} upgrades"

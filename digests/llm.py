@@ -92,7 +92,7 @@ def escape_data(text: str) -> str:
     return (text or "").replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").strip()
 
 
-def _paper_block(tag: str, number: int, text: PaperText) -> str:
+def paper_block(tag: str, number: int, text: PaperText) -> str:
     return (
         f'<{tag} number="{number}">\n'
         f"<title>{escape_data(text.title)}</title>\n"
@@ -105,10 +105,10 @@ def _paper_block(tag: str, number: int, text: PaperText) -> str:
 def user_message(*, arxiv_id: str, number: int, current: PaperText, previous: PaperText | None) -> str:
     parts = [f"<paper>\narXiv {escape_data(arxiv_id)}, version v{number}."]
     if number > 1 and previous is not None:
-        parts.append(_paper_block("previous_version", number - 1, previous))
+        parts.append(paper_block("previous_version", number - 1, previous))
     elif number > 1:
         parts.append("The previous version's text is not available; leave changes empty.")
-    parts.append(_paper_block("current_version", number, current))
+    parts.append(paper_block("current_version", number, current))
     parts.append("</paper>")
     return "\n".join(parts)
 

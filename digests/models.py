@@ -22,6 +22,17 @@ class GuidedReading(models.Model):
         DONE = "done", "done"
         FAILED = "failed", "failed"
 
+    class Source(models.TextChoices):
+        ABSTRACT = "abstract", "abstract"
+        FULL_TEXT = "full_text", "full text"
+
+    class Upgrade(models.TextChoices):
+        NONE = "", "-"
+        WANTED = "wanted", "wanted"
+        RUNNING = "running", "running"
+        DONE = "done", "done"
+        FAILED = "failed", "failed"
+
     version = models.ForeignKey("harvest.Version", on_delete=models.CASCADE, related_name="guided_readings")
     prompt_version = models.CharField(max_length=32)
     status = models.CharField(max_length=16, choices=Status.choices, default=Status.PENDING)
@@ -48,6 +59,19 @@ class GuidedReading(models.Model):
     batch = models.ForeignKey(
         "digests.SummaryBatch", null=True, blank=True, on_delete=models.SET_NULL, related_name="readings"
     )
+    source = models.CharField(
+        max_length=16, choices=Source.choices, default=Source.ABSTRACT, help_text="what the reading was written from"
+    )
+    citations = models.JSONField(
+        default=dict,
+        blank=True,
+        help_text='full-text readings: {"origin": "html"|"pdf", "fields": {field: [{"ref", "anchor", "page"}]}}',
+    )
+    numbers_removed = models.PositiveSmallIntegerField(
+        default=0, help_text="sentences of results removed: a number in them is not in the source text, twice"
+    )
+    # An abstract reading is written again once from the full text when it arrives.
+    upgrade = models.CharField(max_length=16, choices=Upgrade.choices, blank=True, default="")
 
     class Meta:
         verbose_name = gettext_lazy("AI guided reading")

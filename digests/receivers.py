@@ -5,9 +5,10 @@ from __future__ import annotations
 from django.dispatch import receiver
 
 from digests.services import readings_create_for_versions
-from digests.signals import reading_stored, readings_pending
-from digests.tasks import embed_readings, readings_enqueue
-from harvest.signals import versions_created
+from digests.signals import reading_stored, readings_pending, upgrades_pending
+from digests.tasks import embed_readings, readings_enqueue, upgrade_reading
+from digests.upgrades import readings_upgrade_for_versions, versions_ready
+from harvest.signals import full_text_stored, versions_created
 
 
 @receiver(versions_created, dispatch_uid="digests.versions_created")
@@ -27,3 +28,17 @@ def on_readings_pending(sender, *, reading_ids, **kwargs) -> None:
 def on_reading_stored(sender, *, reading_id, **kwargs) -> None:
     """A reading was written: its paper's reading vector on the embed queue."""
     embed_readings.delay([reading_id])
+
+
+@receiver(full_text_stored, dispatch_uid="digests.full_text_stored")
+def on_full_text_stored(sender, *, version_ids, **kwargs) -> None:
+    """A version's full text was read: its abstract reading (and that of the
+    revision after it, which waited for it) is written again from it, once."""
+    readings_upgrade_for_versions(version_ids=versions_ready(version_ids))
+
+
+@receiver(upgrades_pending, dispatch_uid="digests.upgrades_pending")
+def on_upgrades_pending(sender, *, reading_ids, **kwargs) -> None:
+    """Upgrades wait to be written: to the LLM queue, one task each."""
+    for reading_id in reading_ids:
+        upgrade_reading.delay(reading_id)

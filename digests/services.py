@@ -22,7 +22,6 @@ from django.db import transaction
 from django.db.models import F, Q
 from django.utils import timezone
 
-from digests import llm
 from digests.budget import BudgetSpent, llm_pause, paid_call
 from digests.models import GuidedReading
 from digests.providers import registry
@@ -37,6 +36,7 @@ from digests.providers.base import (
     StructuredRequest,
     Transient,
 )
+from digests.reading_sources import Checked, ReadingInput, checked_reading, reading_input, without_unchecked
 from digests.selectors import INVALID_TWICE_PREFIX, current_prompt_version, is_configured, pause_state
 from digests.signals import reading_stored, readings_pending
 from harvest.models import Version
@@ -48,6 +48,8 @@ Status = GuidedReading.Status
 # needs one), the second fails the reading and is reported.
 REPLY_ATTEMPTS = 2
 INVALID_TWICE = INVALID_TWICE_PREFIX
+# The error of a reading whose batch reply stated numbers the source does not: its retry is spent.
+NUMBERS_UNCHECKED = "unchecked numbers"
 
 
 class Outcome(enum.StrEnum):
@@ -60,7 +62,7 @@ class Outcome(enum.StrEnum):
     NOT_CONFIGURED = "not configured"
 
 
-class _Stop(Exception):
+class Stop(Exception):
     def __init__(self, outcome: Outcome, detail: str) -> None:
         super().__init__(detail)
         self.outcome = outcome
@@ -169,60 +171,24 @@ def call_provider(
             return paid_call(provider, request, repair=repair)
         except BudgetSpent as exc:
             GuidedReading.objects.filter(pk=reading_id).update(attempts=F("attempts") - 1)
-            raise _Stop(Outcome.BUDGET, "today's budget is spent") from exc
+            raise Stop(Outcome.BUDGET, "today's budget is spent") from exc
         except Refused as exc:
             llm_pause(reason=exc.detail)
-            raise _Stop(Outcome.PAUSED, exc.detail) from exc
+            raise Stop(Outcome.PAUSED, exc.detail) from exc
         except RateLimited as exc:
             wait = _backoff(attempt) if exc.retry_after is None else exc.retry_after
             if wait > settings.PAPERTRAIL_SUMMARY_MAX_RETRY_AFTER:
-                raise _Stop(Outcome.DEFERRED, f"rate limited, retry-after {wait:.0f}s") from exc
+                raise Stop(Outcome.DEFERRED, f"rate limited, retry-after {wait:.0f}s") from exc
             last = exc.detail
         except Transient as exc:
             wait = _backoff(attempt)
             last = exc.detail
         except Rejected as exc:
-            raise _Stop(Outcome.FAILED, exc.detail) from exc
+            raise Stop(Outcome.FAILED, exc.detail) from exc
         if attempt < attempts:
             logger.warning("reading %s: %s; attempt %d of %d, waiting %.1fs", reading_id, last, attempt, attempts, wait)
             time.sleep(wait)
-    raise _Stop(Outcome.DEFERRED, f"gave up after {attempts} attempts: {last}")
-
-
-@dataclass(frozen=True)
-class ReadingInput:
-    request: StructuredRequest
-    abstracts: list[str]
-    is_revision_with_previous: bool
-
-
-def reading_input(version: Version) -> ReadingInput | None:
-    """The request for a version, or None when there is no text to summarise.
-    A version stored without its own text (sources that give dates only) uses
-    the paper's text when it is the latest version."""
-    paper = version.paper
-    latest = version.number == paper.latest_version
-
-    def own(field: str) -> str:
-        return getattr(version, field) or (getattr(paper, field) if latest else "")
-
-    current = llm.PaperText(title=own("title"), abstract=own("abstract"), comments=own("comments"))
-    if not current.abstract.strip():
-        return None
-    previous = None
-    if version.number > 1:
-        before = Version.objects.filter(paper_id=paper.pk, number=version.number - 1).first()
-        if before is not None and before.abstract.strip():
-            previous = llm.PaperText(title=before.title, abstract=before.abstract, comments=before.comments)
-    request = llm.reading_request(
-        model=registry.task_choice("readings")[1],
-        arxiv_id=paper.arxiv_id,
-        number=version.number,
-        current=current,
-        previous=previous,
-    )
-    abstracts = [current.abstract] + ([previous.abstract] if previous else [])
-    return ReadingInput(request=request, abstracts=abstracts, is_revision_with_previous=previous is not None)
+    raise Stop(Outcome.DEFERRED, f"gave up after {attempts} attempts: {last}")
 
 
 def readings_provider() -> Provider:
@@ -246,7 +212,7 @@ def reading_write(*, reading_id: int, provider: Provider | None = None) -> Outco
         return Outcome.FAILED
     try:
         return _write_claimed(reading, prepared, provider or readings_provider())
-    except _Stop as stop:
+    except Stop as stop:
         if stop.outcome == Outcome.FAILED:
             _fail(reading_id, error=stop.detail)
         else:
@@ -265,38 +231,73 @@ def _fail_if_exhausted(reading_id: int) -> None:
     GuidedReading.objects.filter(pk=reading_id, status=Status.PENDING, attempts__gte=limit).update(status=Status.FAILED)
 
 
-def _write_claimed(reading: GuidedReading, prepared: ReadingInput, provider: Provider) -> Outcome:
+@dataclass(frozen=True)
+class Written:
+    """A reading that passed its checks, ready to store."""
+
+    content: dict
+    checked: Checked
+    numbers_removed: int
+    reply: Reply
+    cost: Decimal
+
+
+def compose_reading(reading: GuidedReading, prepared: ReadingInput, provider: Provider) -> Written:
+    """The call and its checks: an invalid reply is tried once more (a repair
+    where the provider needs one); a reading whose results state a number
+    the source does not is tried once more, then kept without those
+    sentences (counted). What was paid for and not kept is counted on the
+    reading. Raises Stop."""
     name = provider.config.name
     repair: Repair | None = None
-    last_error = ""
-    # A reading whose batch reply was invalid has had its one invalid reply.
-    attempts = 1 if reading.error.startswith("invalid reply") else REPLY_ATTEMPTS
-    for _ in range(attempts):
+    # A reading whose batch reply failed a check has had that try.
+    invalid_left = 1 if reading.error.startswith("invalid reply") else REPLY_ATTEMPTS
+    number_retry = not reading.error.startswith(NUMBERS_UNCHECKED)
+    while True:
+        reply = None
         try:
             reply, cost = call_provider(provider, prepared.request, reading_id=reading.pk, repair=repair)
+            checked = checked_reading(reply.data, prepared)
         except InvalidReply as exc:
-            paid, paid_cost, raw, last_error = exc.paid, exc.cost, exc.raw, str(exc)
-        else:
-            try:
-                content, removed = llm.validated_reading(reply.data, abstracts=prepared.abstracts)
-            except InvalidReply as exc:
-                paid, paid_cost, raw, last_error = reply, cost, reply.raw, str(exc)
-            else:
-                break
-        logger.warning("reading %s: invalid reply from %s: %s", reading.pk, name, last_error)
-        if paid is not None:
-            reading_add_usage(reading_id=reading.pk, provider=name, model=paid.model, usage=paid, cost=paid_cost)
-        repair = Repair(raw=raw, error=last_error)
-    else:
-        # Named on the reading even when no reply was paid for, so admin and /sources/ say whose it was.
-        GuidedReading.objects.filter(pk=reading.pk, provider="").update(provider=name, model=prepared.request.model)
-        raise _Stop(Outcome.FAILED, f"{INVALID_TWICE} from {name}:{prepared.request.model}: {last_error}")
-    if removed:
-        logger.warning("reading %s: removed %d link(s) not in the abstract", reading.pk, len(removed))
-    if not prepared.is_revision_with_previous:
-        for lang in llm.LANGUAGES:
-            content[lang]["changes"] = ""
-    reading_store(reading_id=reading.pk, content=content, provider=name, reply=reply, cost=cost)
+            paid, paid_cost, raw = (exc.paid, exc.cost, exc.raw) if reply is None else (reply, cost, reply.raw)
+            logger.warning("reading %s: invalid reply from %s: %s", reading.pk, name, exc)
+            if paid is not None:
+                reading_add_usage(reading_id=reading.pk, provider=name, model=paid.model, usage=paid, cost=paid_cost)
+            invalid_left -= 1
+            if invalid_left <= 0:
+                # Named on the reading even when no reply was paid for, so admin and /sources/ say whose it was.
+                GuidedReading.objects.filter(pk=reading.pk, provider="").update(
+                    provider=name, model=prepared.request.model
+                )
+                raise Stop(Outcome.FAILED, f"{INVALID_TWICE} from {name}:{prepared.request.model}: {exc}") from exc
+            repair = Repair(raw=raw, error=str(exc))
+            continue
+        if checked.unchecked and number_retry:
+            number_retry = False
+            logger.warning("reading %s: numbers not in the source: %s", reading.pk, checked.unchecked[:10])
+            reading_add_usage(reading_id=reading.pk, provider=name, model=reply.model, usage=reply, cost=cost)
+            error = f"results states numbers the paper text does not: {', '.join(checked.unchecked[:10])}"
+            repair = Repair(raw=reply.raw, error=error + "; write each number as the paper does, or leave it out")
+            continue
+        content, removed = without_unchecked(checked, prepared) if checked.unchecked else (checked.content, 0)
+        if removed:
+            logger.warning("reading %s: %d results sentence(s) removed: unchecked numbers", reading.pk, removed)
+        if checked.removed_links:
+            logger.warning("reading %s: removed %d link(s) not in the abstract", reading.pk, len(checked.removed_links))
+        return Written(content, checked, removed, reply, cost)
+
+
+def _write_claimed(reading: GuidedReading, prepared: ReadingInput, provider: Provider) -> Outcome:
+    written = compose_reading(reading, prepared, provider)
+    reading_store(
+        reading_id=reading.pk,
+        content=written.content,
+        provider=provider.config.name,
+        reply=written.reply,
+        cost=written.cost,
+        checked=written.checked,
+        numbers_removed=written.numbers_removed,
+    )
     return Outcome.DONE
 
 
@@ -311,11 +312,36 @@ def reading_add_usage(*, reading_id: int, provider: str, model: str, usage: Any,
     )
 
 
-def reading_store(*, reading_id: int, content: dict, provider: str, reply: Reply, cost: Decimal) -> bool:
+def stored_fields(*, content: dict, checked: Checked | None, numbers_removed: int) -> dict[str, Any]:
+    """What a checked reading sets besides its content: its source, its
+    section citations (none for a field left empty) and the count of removed sentences."""
+    citations = dict(checked.citations) if checked is not None else {}
+    if citations:
+        citations["fields"] = {k: v for k, v in citations["fields"].items() if content["en"].get(k, "").strip()}
+    return {
+        "content": content,
+        "source": checked.source if checked is not None else GuidedReading.Source.ABSTRACT,
+        "citations": citations,
+        "numbers_removed": numbers_removed,
+    }
+
+
+def reading_store(
+    *,
+    reading_id: int,
+    content: dict,
+    provider: str,
+    reply: Reply,
+    cost: Decimal,
+    checked: Checked | None = None,
+    numbers_removed: int = 0,
+) -> bool:
     """Store a validated reading as done (only while this run still holds it)."""
     updated = GuidedReading.objects.filter(pk=reading_id, status=Status.RUNNING).update(
         status=Status.DONE,
-        content=content,
+        **stored_fields(content=content, checked=checked, numbers_removed=numbers_removed),
+        # Written anew (a regeneration): an upgrade asked for the old text has nothing left to do.
+        upgrade=GuidedReading.Upgrade.NONE,
         provider=provider,
         model=reply.model,
         currency=registry.provider_config(provider).currency,

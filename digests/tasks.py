@@ -12,7 +12,7 @@ from celery import shared_task
 from django.conf import settings
 from django.core.cache import cache
 
-from digests import batches, reading_vectors, services
+from digests import batches, reading_vectors, services, upgrades
 from digests.providers import registry
 from digests.translate import cached_translation, translate_query, translation_possible
 
@@ -26,6 +26,12 @@ _READING_SOFT_LIMIT = 30 * 60
 def summarize_version(reading_id: int) -> str:
     """Write the guided reading `reading_id` (a GuidedReading pk) unless someone has."""
     return f"reading {reading_id}: {services.reading_write(reading_id=reading_id)}"
+
+
+@shared_task(name="digests.upgrade_reading", soft_time_limit=_READING_SOFT_LIMIT, time_limit=_READING_SOFT_LIMIT + 60)
+def upgrade_reading(reading_id: int) -> str:
+    """Write the abstract reading `reading_id` again from its version's full text, once."""
+    return f"upgrade of reading {reading_id}: {upgrades.reading_upgrade(reading_id=reading_id)}"
 
 
 @shared_task(name="digests.submit_batch")

@@ -12,6 +12,10 @@ matches its topic follows then.
 `for_you` (how many of each active researcher's "for you" list to take) and
 `now`: accounts answers with the versions researchers saved and the top of
 their lists, through `harvest.fulltext.services.request_full_text`.
+
+`full_text_stored` is sent after a version's full text has been read and
+stored (not when a refresh found it unchanged), with `version_ids`: digests
+writes its abstract readings again from the full text, once.
 """
 
 from django.dispatch import Signal
@@ -19,3 +23,4 @@ from django.dispatch import Signal
 versions_created = Signal()
 versions_embedded = Signal()
 full_texts_wanted = Signal()
+full_text_stored = Signal()

@@ -46,15 +46,17 @@ def reading_language() -> str:
 
 
 @register.simple_tag
-def reading_sections(reading) -> list[tuple[str, str, str]]:
-    """(key, label, text) for each non-empty section of a done reading, in the
-    reader's language; the text is plain and escaped by the template."""
+def reading_sections(reading) -> list[tuple[str, str, str, list[dict]]]:
+    """(key, label, text, citations) for each non-empty section of a done
+    reading, in the reader's language; the text is plain and escaped by the
+    template, each citation a {ref, heading, url} of the paper's section on arXiv."""
     if reading is None:
         return []
     language = _language()
     body = (reading.content or {}).get(language) or {}
+    cited = (getattr(reading, "citations", None) or {}).get("fields") or {}
     return [
-        (key, _LABELS[language][key], str(body[key]))
+        (key, _LABELS[language][key], str(body[key]), [c for c in cited.get(key) or [] if c.get("url")])
         for key in _SECTIONS
         if isinstance(body.get(key), str) and body[key].strip()
     ]

@@ -13,8 +13,21 @@ from __future__ import annotations
 import json
 import zlib
 from dataclasses import asdict, dataclass, field
+from urllib.parse import quote
 
 FORMAT = 1
+# Readers are sent to arXiv itself, whatever mirror the text was fetched from.
+ARXIV_HTML = "https://arxiv.org/html"
+ARXIV_PDF = "https://arxiv.org/pdf"
+
+
+def section_url(*, arxiv_id: str, number: int, origin: str, anchor: str = "", page: int | None = None) -> str:
+    """Where a reader finds a section on arXiv: the HTML rendering at its
+    anchor, or the PDF at its page."""
+    ident = quote(f"{arxiv_id}v{number}", safe="./")
+    if origin == "html":
+        return f"{ARXIV_HTML}/{ident}" + (f"#{quote(anchor, safe='.-_')}" if anchor else "")
+    return f"{ARXIV_PDF}/{ident}" + (f"#page={int(page)}" if page else "")
 
 
 @dataclass(frozen=True)

@@ -17,7 +17,7 @@ from datetime import datetime, timedelta
 
 from django.conf import settings
 from django.db import transaction
-from django.db.models import Exists, F, OuterRef
+from django.db.models import Exists, F, OuterRef, Q
 from django.utils import timezone
 
 from harvest.embeddings.encoders import Encoder, get_encoder
@@ -28,6 +28,7 @@ from harvest.fulltext.fetching import Fetched, FetchFailure, fetch_full_text, ma
 from harvest.fulltext.models import FullText, Passage
 from harvest.fulltext.selectors import full_text_document
 from harvest.models import Paper, Version
+from harvest.signals import full_text_stored
 from harvest.sources.http import PoliteSession
 
 logger = logging.getLogger(__name__)
@@ -101,10 +102,13 @@ def request_full_text(*, version_ids: Iterable[int], reason: str, now: datetime 
 
 
 def request_latest_full_texts(*, paper_ids: Iterable[int], reason: str, now: datetime | None = None) -> int:
-    """`request_full_text` for the latest version of each paper."""
-    version_ids = Version.objects.filter(paper_id__in=set(paper_ids), number=F("paper__latest_version")).values_list(
-        "id", flat=True
-    )
+    """`request_full_text` for the latest version of each paper and, for a
+    revision, the version before it: its reading's "what changed" is a
+    section diff of the two texts."""
+    latest = F("paper__latest_version")
+    version_ids = Version.objects.filter(
+        Q(number=latest) | Q(number=latest - 1), paper_id__in=set(paper_ids)
+    ).values_list("id", flat=True)
     return request_full_text(version_ids=list(version_ids), reason=reason, now=now)
 
 
@@ -155,6 +159,9 @@ def _store(row: FullText, fetched: Fetched, now: datetime) -> None:
         Passage.objects.filter(version_id=row.version_id).delete()
     row.etag, row.last_modified = fetched.etag, fetched.last_modified
     row.save(update_fields=[*fields, "etag", "last_modified"])
+    if fetched.document is not None:
+        version_ids = [row.version_id]
+        transaction.on_commit(lambda: full_text_stored.send(sender=FullText, version_ids=version_ids))
 
 
 def record_failure(row: FullText, failure: FetchFailure, now: datetime) -> bool:

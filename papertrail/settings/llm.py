@@ -32,6 +32,9 @@ PAPERTRAIL_SUMMARY_BATCH_THRESHOLD = env_int("PAPERTRAIL_SUMMARY_BATCH_THRESHOLD
 PAPERTRAIL_SUMMARY_BATCH_MAX = env_int("PAPERTRAIL_SUMMARY_BATCH_MAX", 1000, minimum=1)
 PAPERTRAIL_SUMMARY_TIMEOUT = env_float("PAPERTRAIL_SUMMARY_TIMEOUT", 120.0, minimum=1.0)
 PAPERTRAIL_SUMMARY_MAX_TOKENS = env_int("PAPERTRAIL_SUMMARY_MAX_TOKENS", 2500, minimum=256)
+# Paper text a reading from the full text sends (estimated tokens; the
+# section-selection rule and its measurement are in docs/fulltext.md).
+PAPERTRAIL_SUMMARY_FULLTEXT_TOKENS = env_int("PAPERTRAIL_SUMMARY_FULLTEXT_TOKENS", 8000, minimum=500)
 # Attempts per call for 429/529/5xx/connection errors (the SDK's own retries are off).
 PAPERTRAIL_SUMMARY_MAX_ATTEMPTS = env_int("PAPERTRAIL_SUMMARY_MAX_ATTEMPTS", 4, minimum=1)
 PAPERTRAIL_SUMMARY_BACKOFF_BASE = env_float("PAPERTRAIL_SUMMARY_BACKOFF_BASE", 2.0, minimum=0.0)

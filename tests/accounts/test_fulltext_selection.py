@@ -47,8 +47,13 @@ def test_saved_for_you_and_popular_papers_are_queued_once_each(user, other_user,
         "2611.00002": ["for_you"],
         "2611.00006": ["popular"],
     }
-    # The saved paper's latest version is the one read.
+    # The saved paper's latest version is read, and the one before it: what changed is a diff of the two.
+    revised = FullText.objects.filter(version__paper__arxiv_id="2611.00001")
+    assert sorted(revised.values_list("version__number", "reasons")) == [
+        (1, ["saved", "for_you"]),
+        (2, ["saved", "for_you"]),
+    ]
     assert FullText.objects.filter(version=version("2611.00001", 2)).exists()
     # Asked the next day: nothing new, no duplicate rows.
     select_full_texts()
-    assert FullText.objects.count() == 3
+    assert FullText.objects.count() == 4

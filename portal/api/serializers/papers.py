@@ -28,13 +28,42 @@ class ReadingContentSerializer(serializers.Serializer):
     en = ReadingTextSerializer(help_text="The reading in English.")
 
 
+class SectionCitationSerializer(serializers.Serializer):
+    ref = serializers.CharField(help_text='The section as the paper numbers it ("3.2"), or its heading.')
+    heading = serializers.CharField(help_text="The section's heading.")
+    url = serializers.CharField(help_text="The section on arXiv: the HTML rendering's anchor, or the PDF's page.")
+
+
+class ReadingCitationsSerializer(serializers.Serializer):
+    problem = SectionCitationSerializer(many=True, help_text="Sections the problem rests on.")
+    method = SectionCitationSerializer(many=True, help_text="Sections the method rests on.")
+    results = SectionCitationSerializer(many=True, help_text="Sections the results rest on.")
+    limitations = SectionCitationSerializer(many=True, help_text="Sections the limitations rest on.")
+    changes = SectionCitationSerializer(many=True, help_text="Sections what changed rests on.")
+
+
 class ReadingSerializer(serializers.Serializer):
     """An AI guided reading of one version (done, current prompt version)."""
 
     model = serializers.CharField(help_text="The model that wrote it.")
     prompt_version = serializers.CharField(help_text="The prompt version it was written under.")
     written_at = serializers.DateTimeField(help_text="When it was written (UTC).")
+    source = serializers.ChoiceField(
+        choices=GuidedReading.Source.values, help_text="What it was written from: abstract or full_text."
+    )
     content = serializers.SerializerMethodField(help_text="The reading, in Chinese and English.")
+    citations = serializers.SerializerMethodField(
+        help_text="For a reading from the full text, the paper's sections each field rests on (empty lists otherwise)."
+    )
+
+    @extend_schema_field(ReadingCitationsSerializer)
+    def get_citations(self, reading: GuidedReading) -> dict:
+        fields = (reading.citations or {}).get("fields") or {}
+        keys = ("problem", "method", "results", "limitations", "changes")
+        return {
+            key: [{"ref": c["ref"], "heading": c.get("heading", ""), "url": c["url"]} for c in fields.get(key) or []]
+            for key in keys
+        }
 
     @extend_schema_field(ReadingContentSerializer)
     def get_content(self, reading: GuidedReading) -> dict:

@@ -12,6 +12,7 @@ from django.db import connection
 from django.http import QueryDict
 from django.test.utils import CaptureQueriesContext
 
+from digests.models import GuidedReading
 from harvest.announcements import announcement_store
 from harvest.filters import PaperFilterSet
 from harvest.models import Paper, Version
@@ -201,6 +202,23 @@ def test_a_paper_shows_every_version_what_changed_and_the_readings(client_api, r
     assert {"op": "insert", "text": " for long documents"} in fields["title"]["segments"]
     assert fields["authors"]["removed"] == ["Alan Turing"] and fields["authors"]["added"] == ["Grace Hopper"]
     assert "comments" in fields
+
+
+def test_a_reading_says_what_it_was_written_from_and_which_sections_each_field_rests_on(client_api, revised_paper):
+    cite = {"ref": "3.2", "heading": "Results", "anchor": "S3.SS2", "page": None}
+    cite["url"] = "https://arxiv.org/html/2611.00001v2#S3.SS2"
+    GuidedReading.objects.filter(version__number=2).update(
+        source="full_text", citations={"origin": "html", "fields": {"results": [cite]}}
+    )
+
+    v1, v2 = client_api.get("/api/v1/papers/2611.00001/").json()["versions"]
+
+    assert v1["reading"]["source"] == "abstract" and v1["reading"]["citations"]["results"] == []
+    assert v2["reading"]["source"] == "full_text"
+    assert v2["reading"]["citations"]["results"] == [
+        {"ref": "3.2", "heading": "Results", "url": "https://arxiv.org/html/2611.00001v2#S3.SS2"}
+    ]
+    assert v2["reading"]["citations"]["method"] == []
 
 
 def test_an_old_style_id_is_found(client_api, library):
