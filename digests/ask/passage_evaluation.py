@@ -24,16 +24,14 @@ from pathlib import Path
 from typing import Any
 
 from django.conf import settings
-from django.utils import timezone
 
 from digests.models import Ask
 from harvest.embeddings.services import embed_papers
 from harvest.fulltext.document import Document
 from harvest.fulltext.html_parser import parse_html
-from harvest.fulltext.models import FullText
 from harvest.fulltext.pdf_parser import parse_pdf
 from harvest.fulltext.selectors import passages_of
-from harvest.fulltext.services import store_passages
+from harvest.fulltext.services import store_document, store_passages
 from harvest.models import Paper, Version
 from harvest.search_index import index_pending_papers
 from harvest.services import paper_upsert_many
@@ -149,17 +147,6 @@ def store_fixture_full_texts(fixtures: list[dict[str, Any]]) -> dict[str, Paper]
     embed_papers(paper_ids=[paper.pk for paper in papers.values()])
     for arxiv_id, (item, document) in documents.items():
         version = Version.objects.get(paper=papers[arxiv_id], number=item["version"])
-        blob = document.compress()
-        FullText.objects.update_or_create(
-            version=version,
-            defaults={
-                "status": FullText.Status.DONE,
-                "origin": document.origin,
-                "document": blob,
-                "stored_bytes": len(blob),
-                "text_chars": document.text_chars,
-                "fetched_at": timezone.now(),
-            },
-        )
+        store_document(version=version, document=document)
         store_passages(version_id=version.pk)
     return papers

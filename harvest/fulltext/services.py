@@ -24,6 +24,7 @@ from harvest.embeddings.encoders import Encoder, get_encoder
 from harvest.embeddings.passages import text_hash
 from harvest.embeddings.services import CHUNK, to_bytes
 from harvest.fulltext.chunks import chunks
+from harvest.fulltext.document import Document
 from harvest.fulltext.fetching import Fetched, FetchFailure, fetch_full_text, make_session
 from harvest.fulltext.models import FullText, Passage
 from harvest.fulltext.selectors import full_text_document
@@ -148,20 +149,38 @@ def _store(row: FullText, fetched: Fetched, now: datetime) -> None:
     row.attempts = 0
     fields = ["status", "fetched_at", "failure", "error", "attempts"]
     if fetched.document is not None:
-        blob = fetched.document.compress()
-        row.document, row.stored_bytes, row.text_chars = blob, len(blob), fetched.document.text_chars
-        row.origin = fetched.origin
-        # The licence arXiv states on the HTML page; for a PDF, the one its
-        # metadata gives for the paper (the same statement, from the listing).
-        row.licence = fetched.document.licence or row.version.paper.license
-        fields += ["document", "stored_bytes", "text_chars", "origin", "licence"]
-        # A new text makes its old passages wrong: they wait to be cut again.
-        Passage.objects.filter(version_id=row.version_id).delete()
+        fields += _put_document(row, fetched.document, fetched.origin)
     row.etag, row.last_modified = fetched.etag, fetched.last_modified
     row.save(update_fields=[*fields, "etag", "last_modified"])
     if fetched.document is not None:
-        version_ids = [row.version_id]
-        transaction.on_commit(lambda: full_text_stored.send(sender=FullText, version_ids=version_ids))
+        _announce([row.version_id])
+
+
+def store_document(*, version: Version, document: Document, now: datetime | None = None) -> FullText:
+    """Stores a text read elsewhere (a recorded rendering, a bulk load) as the
+    version's full text, exactly as a fetched one is stored."""
+    row, _ = FullText.objects.get_or_create(version=version)
+    row.status, row.fetched_at, row.failure, row.error = FullText.Status.DONE, now or timezone.now(), "", ""
+    fields = ["status", "fetched_at", "failure", "error", *_put_document(row, document, document.origin)]
+    row.save(update_fields=fields)
+    _announce([row.version_id])
+    return row
+
+
+def _put_document(row: FullText, document: Document, origin: str) -> list[str]:
+    blob = document.compress()
+    row.document, row.stored_bytes, row.text_chars = blob, len(blob), document.text_chars
+    row.origin = origin
+    # The licence arXiv states on the HTML page; for a PDF, the one its
+    # metadata gives for the paper (the same statement, from the listing).
+    row.licence = document.licence or row.version.paper.license
+    # A new text makes its old passages wrong: they wait to be cut again.
+    Passage.objects.filter(version_id=row.version_id).delete()
+    return ["document", "stored_bytes", "text_chars", "origin", "licence"]
+
+
+def _announce(version_ids: list[int]) -> None:
+    transaction.on_commit(lambda: full_text_stored.send(sender=FullText, version_ids=version_ids))
 
 
 def record_failure(row: FullText, failure: FetchFailure, now: datetime) -> bool:

@@ -11,15 +11,13 @@ from collections.abc import Sequence
 from functools import cache
 
 import numpy as np
-from django.utils import timezone
 
 from harvest.embeddings.encoders import get_encoder
 from harvest.embeddings.services import embed_papers
 from harvest.fulltext import chunks
 from harvest.fulltext.document import Document
 from harvest.fulltext.html_parser import parse_html
-from harvest.fulltext.models import FullText
-from harvest.fulltext.services import store_passages
+from harvest.fulltext.services import store_document, store_passages
 from harvest.models import Paper, Version
 from harvest.search_index import index_pending_papers
 from harvest.services import paper_upsert_many
@@ -77,18 +75,7 @@ def store_full_text(
     index_pending_papers()
     embed_papers(paper_ids=list(Paper.objects.filter(arxiv_id=arxiv_id).values_list("pk", flat=True)))
     version = Version.objects.select_related("paper").get(paper__arxiv_id=arxiv_id, number=1)
-    blob = document.compress()
-    FullText.objects.update_or_create(
-        version=version,
-        defaults={
-            "status": FullText.Status.DONE,
-            "origin": document.origin,
-            "document": blob,
-            "stored_bytes": len(blob),
-            "text_chars": document.text_chars,
-            "fetched_at": timezone.now(),
-        },
-    )
+    store_document(version=version, document=document)
     if monkeypatch is not None:
         monkeypatch.setattr(chunks, "PAPER_WORDS", TEST_PAPER_WORDS)
     store_passages(version_id=version.pk, encoder=RememberingEncoder())
