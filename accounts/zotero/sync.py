@@ -4,8 +4,11 @@ whose record changed since it was last in step. Each object is written
 with the version it was read at, so a change made in Zotero meanwhile fails
 that object with 412; a conflict, found by the pull or by a 412, keeps the
 later change (the record's `updated_at` against the item's `dateModified`)
-and is reported to the researcher (ZoteroReport). A 429 or a Backoff header
-stops the run; the task runs it again when the delay is over."""
+and is reported to the researcher (ZoteroReport). Deletions go both ways:
+an item trashed in Zotero or deleted there for good (`/deleted?since=`)
+unsaves the paper, and an unsaved paper's item goes to Zotero's trash. A
+429 or a Backoff header stops the run; the task runs it again when the
+delay is over."""
 
 from __future__ import annotations
 
@@ -20,7 +23,7 @@ from django.utils.dateparse import parse_datetime
 
 from accounts.records.models import Record
 from accounts.records.selectors import with_tag_names
-from accounts.records.services import record_save
+from accounts.records.services import record_remove, record_save
 from accounts.shared.secrets import SecretsUnavailable, decrypt_secret
 from accounts.zotero.client import WRITE_BATCH, ZoteroBackoff, ZoteroClient, ZoteroError
 from accounts.zotero.items import SKIPPED_TYPES, item_arxiv_id, item_tags_and_state, note_item, paper_item
@@ -38,13 +41,17 @@ class SyncResult:
     pulled: int = 0
     pushed: int = 0
     conflicts: int = 0
+    removed: int = 0
     reported: int = 0
     retry_in: float | None = None
     error: str = ""
     notes: list[str] = field(default_factory=list)
 
     def summary(self) -> str:
-        text = f"pulled {self.pulled}, pushed {self.pushed}, conflicts {self.conflicts}, reported {self.reported}"
+        text = (
+            f"pulled {self.pulled}, pushed {self.pushed}, removed {self.removed}, "
+            f"conflicts {self.conflicts}, reported {self.reported}"
+        )
         if self.retry_in is not None:
             text += f", again in {self.retry_in:.0f} s"
         return f"{text}; failed: {self.error}" if self.error else text
@@ -92,10 +99,32 @@ def _resolve(link: ZoteroLink, mine: ZoteroItem, record: Record | None, item: di
     return False
 
 
+def _gone(link: ZoteroLink, mine: ZoteroItem, record: Record | None, title: str, result: SyncResult) -> None:
+    """The item was trashed or deleted in Zotero: the paper is unsaved here too, unless its
+    record changed since the last sync (ours is later: written again as a new item, reported)."""
+    mine.delete()
+    if record is not None and mine.synced_updated_at and record.updated_at > mine.synced_updated_at:
+        result.conflicts += 1
+        result.reported += _report(link, ZoteroReport.Kind.CONFLICT_OURS, mine.item_key, title)
+        return
+    if record is not None:
+        record_remove(user=link.user, paper=mine.paper)
+    result.removed += 1
+
+
+def _pull_deleted(link: ZoteroLink, client: ZoteroClient, known: dict[str, ZoteroItem], records, result) -> None:
+    keys = client.deleted_item_keys(since=link.library_version)
+    for key in keys & known.keys():
+        mine = known.pop(key)
+        _gone(link, mine, records.get(mine.paper_id), "", result)
+    # A note deleted there: a later change of the record's note makes a new one.
+    ZoteroItem.objects.filter(link=link, note_key__in=keys).update(note_key="", note_version=0)
+
+
 def _pull_items(link: ZoteroLink, client: ZoteroClient) -> tuple[list[dict], int]:
     items, start, version = [], 0, 0
     while True:
-        page = client.collection_items(link.collection_key, since=link.library_version, start=start)
+        page = client.collection_items(link.collection_key, since=link.library_version, start=start, trashed=True)
         version = version or page.version  # the version of the first page: later changes come next time
         items += page.items
         start += len(page.items)
@@ -112,11 +141,20 @@ def pull(link: ZoteroLink, client: ZoteroClient, result: SyncResult) -> None:
         if data.get("itemType") in SKIPPED_TYPES:
             continue
         mine = known.get(key)
+        if data.get("deleted"):
+            if mine is not None and item_version > mine.item_version:
+                _gone(link, known.pop(key), records.get(mine.paper_id), data.get("title", ""), result)
+            continue  # an item in Zotero's trash is not brought back
         if mine is not None:
             if item_version <= mine.item_version:
                 continue  # our own write coming back
             record = records.get(mine.paper_id)
-            if record is not None and mine.synced_updated_at and record.updated_at > mine.synced_updated_at:
+            if record is None:
+                # Unsaved here, changed there since: a deletion has no time to compare, Zotero's edit is kept.
+                result.conflicts += 1
+                result.reported += _report(link, ZoteroReport.Kind.CONFLICT_THEIRS, key, data.get("title", ""))
+                _apply_theirs(link, mine, data, item_version)
+            elif mine.synced_updated_at and record.updated_at > mine.synced_updated_at:
                 _resolve(link, mine, record, item, result)
             else:
                 _apply_theirs(link, mine, data, item_version)
@@ -141,6 +179,8 @@ def pull(link: ZoteroLink, client: ZoteroClient, result: SyncResult) -> None:
             link=link, paper=paper, item_key=key, item_version=item_version, synced_updated_at=record.updated_at
         )
         result.pulled += 1
+    if link.library_version:
+        _pull_deleted(link, client, known, records, result)
     ZoteroLink.objects.filter(pk=link.pk).update(library_version=max(version, link.library_version))
     link.library_version = max(version, link.library_version)
 
@@ -211,7 +251,40 @@ def _push_notes(link: ZoteroLink, client: ZoteroClient, records: list[Record]) -
             ZoteroItem.objects.filter(pk=row.pk).update(note_key=done["key"], note_version=done["version"])
 
 
+def push_removals(link: ZoteroLink, client: ZoteroClient, result: SyncResult) -> None:
+    """The items of papers unsaved here go to Zotero's trash (recoverable there), each at
+    the version last seen: one changed there meanwhile fails with 412 and comes back."""
+    saved = Record.objects.filter(user=link.user).values("paper_id")
+    gone = list(ZoteroItem.objects.filter(link=link).exclude(paper_id__in=saved).select_related("paper"))
+    for start in range(0, len(gone), WRITE_BATCH):
+        batch = gone[start : start + WRITE_BATCH]
+        answer = client.write([{"key": row.item_key, "version": row.item_version, "deleted": 1} for row in batch])
+        for index, row in enumerate(batch):
+            failed = answer.get("failed", {}).get(str(index))
+            if failed is None:
+                row.delete()
+                result.removed += 1
+            elif failed.get("code") == 412:
+                item = client.item(row.item_key)
+                if item["data"].get("deleted"):
+                    row.delete()  # trashed there too
+                    result.removed += 1
+                    continue
+                result.conflicts += 1
+                result.reported += _report(
+                    link, ZoteroReport.Kind.CONFLICT_THEIRS, row.item_key, item["data"].get("title", "")
+                )
+                _apply_theirs(link, row, item["data"], item["version"])
+            else:
+                result.notes.append(str(failed.get("message", ""))[:200])
+        if client.backoff_seconds:
+            return
+
+
 def push(link: ZoteroLink, client: ZoteroClient, result: SyncResult) -> None:
+    push_removals(link, client, result)
+    if client.backoff_seconds:
+        return
     pending = _pending(link)
     for start in range(0, len(pending), WRITE_BATCH):
         batch = pending[start : start + WRITE_BATCH]
