@@ -120,6 +120,17 @@ class ZoteroClient:
             total=int(headers.get("total-results") or len(items)),
         )
 
+    def notes(self, *, since: int, start: int = 0) -> Page:
+        """A page of the library's notes changed since `since`, the trashed ones too (a note is
+        a child item: asked of the whole library by `itemType`, not of the collection)."""
+        notes = self._call(self._zot.items, itemType="note", since=since, start=start, limit=PAGE, includeTrashed=1)
+        headers = self._zot.request.headers
+        return Page(
+            items=list(notes),
+            version=int(headers.get("last-modified-version") or 0),
+            total=int(headers.get("total-results") or len(notes)),
+        )
+
     def deleted_item_keys(self, *, since: int) -> set[str]:
         """The keys of the items deleted for good since that library version (syncing, "Deletions")."""
         answer = self._call(lambda: self._zot._retrieve_data(f"{self.prefix}/deleted", {"since": since}).json())

@@ -26,7 +26,14 @@ from accounts.records.selectors import with_tag_names
 from accounts.records.services import record_remove, record_save
 from accounts.shared.secrets import SecretsUnavailable, decrypt_secret
 from accounts.zotero.client import WRITE_BATCH, ZoteroBackoff, ZoteroClient, ZoteroError
-from accounts.zotero.items import SKIPPED_TYPES, item_arxiv_id, item_tags_and_state, note_item, paper_item
+from accounts.zotero.items import (
+    SKIPPED_TYPES,
+    item_arxiv_id,
+    item_tags_and_state,
+    note_item,
+    note_text,
+    paper_item,
+)
 from accounts.zotero.models import ZoteroItem, ZoteroLink, ZoteroReport
 from harvest.models import Paper
 
@@ -121,15 +128,57 @@ def _pull_deleted(link: ZoteroLink, client: ZoteroClient, known: dict[str, Zoter
     ZoteroItem.objects.filter(link=link, note_key__in=keys).update(note_key="", note_version=0)
 
 
-def _pull_items(link: ZoteroLink, client: ZoteroClient) -> tuple[list[dict], int]:
+def _pull_notes(link: ZoteroLink, client: ZoteroClient, result: SyncResult) -> None:
+    """Notes written in Zotero on the items in step: the record's note (one note per item;
+    a trashed one empties it), the later change kept as for the item."""
+    rows = {row.item_key: row for row in ZoteroItem.objects.filter(link=link).select_related("paper")}
+    notes, _version = _pages(lambda start: client.notes(since=link.library_version, start=start))
+    for note in notes:
+        data, key, version = note["data"], note["key"], note["version"]
+        row = rows.get(data.get("parentItem") or "")
+        if row is None or (row.note_key and key != row.note_key) or version <= row.note_version:
+            continue  # not ours, a second note of that item, or our own write coming back
+        record = Record.objects.filter(user=link.user, paper_id=row.paper_id).first()
+        if record is None:
+            continue
+        theirs_at = _changed_at(data)
+        if (
+            row.synced_updated_at
+            and record.updated_at > row.synced_updated_at
+            and (theirs_at is None or record.updated_at > theirs_at)
+        ):
+            result.conflicts += 1
+            result.reported += _report(link, ZoteroReport.Kind.CONFLICT_OURS, key, row.paper.title)
+            row.note_key, row.note_version = key, version  # ours is written over it at this version
+            row.save(update_fields=["note_key", "note_version"])
+            continue
+        text = "" if data.get("deleted") else note_text(data.get("note", ""))
+        record, _created = record_save(user=link.user, paper=row.paper, note=text)
+        row.note_key, row.note_version, row.synced_updated_at = key, version, record.updated_at
+        if data.get("deleted"):
+            row.note_key, row.note_version = "", 0  # a later note here makes a new one
+        row.save(update_fields=["note_key", "note_version", "synced_updated_at"])
+        result.pulled += 1
+
+
+def _pages(read) -> tuple[list[dict], int]:
+    """Every page of a read (`read(start)`), and the version of its first page."""
     items, start, version = [], 0, 0
     while True:
-        page = client.collection_items(link.collection_key, since=link.library_version, start=start, trashed=True)
+        page = read(start)
         version = version or page.version  # the version of the first page: later changes come next time
         items += page.items
         start += len(page.items)
         if not page.items or start >= page.total:
             return items, version
+
+
+def _pull_items(link: ZoteroLink, client: ZoteroClient) -> tuple[list[dict], int]:
+    return _pages(
+        lambda start: client.collection_items(
+            link.collection_key, since=link.library_version, start=start, trashed=True
+        )
+    )
 
 
 def pull(link: ZoteroLink, client: ZoteroClient, result: SyncResult) -> None:
@@ -181,6 +230,7 @@ def pull(link: ZoteroLink, client: ZoteroClient, result: SyncResult) -> None:
         result.pulled += 1
     if link.library_version:
         _pull_deleted(link, client, known, records, result)
+    _pull_notes(link, client, result)
     ZoteroLink.objects.filter(pk=link.pk).update(library_version=max(version, link.library_version))
     link.library_version = max(version, link.library_version)
 

@@ -108,7 +108,7 @@ def test_pull_brings_back_arxiv_items_and_reports_the_others_then_reads_only_wha
     assert seen == zotero.version
     zotero.requests.clear()
     zotero_sync_run(link_id=link.pk)
-    [read] = [r for r in zotero.requests if r.path.endswith("/items") and r.method == "GET"]
+    [read] = [r for r in zotero.requests if "/collections/" in r.path and r.method == "GET"]
     assert read.query["since"] == [str(seen)]
     assert ZoteroReport.objects.filter(link=link).count() == 2  # reported once
 

@@ -99,6 +99,25 @@ class ZoteroStandIn:
             self.version += 1
             self.items[key].update(changes, version=self.version, dateModified=stamp(modified))
 
+    def add_note(self, parent: str, note: str, *, modified: datetime) -> str:
+        """A child note written in Zotero (its HTML), in no collection of its own."""
+        with self._lock:
+            self.version += 1
+            key = new_key()
+            self.items[key] = {
+                "key": key,
+                "version": self.version,
+                "itemType": "note",
+                "parentItem": parent,
+                "note": note,
+                "tags": [],
+                "collections": [],
+                "relations": {},
+                "dateAdded": stamp(modified),
+                "dateModified": stamp(modified),
+            }
+            return key
+
     def trash_item(self, key: str, *, modified: datetime) -> None:
         """Moved to the trash in Zotero (recoverable): `deleted: 1`, a new version."""
         self.edit_item(key, {"deleted": 1}, modified=modified)
@@ -177,6 +196,9 @@ class ZoteroStandIn:
             keys = [key for key, version in self.deleted.items() if version > since]
             body = {"collections": [], "searches": [], "items": keys, "tags": [], "settings": []}
             return 200, {"Last-Modified-Version": str(self.version)}, body
+        if parts == ["items"]:
+            kind = query.get("itemType", [""])[0]
+            return self._page([item for item in self.items.values() if kind in ("", item["itemType"])], query)
         if parts == ["collections"]:
             return self._page(list(self.collections.values()), query)
         if len(parts) == 3 and parts[0] == "collections" and parts[2] == "items":
