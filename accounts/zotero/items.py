@@ -13,9 +13,8 @@ import re
 from django.utils.html import escape, strip_tags
 
 from accounts.records.models import Record
-from accounts.records.notes import MAX_NOTE_LENGTH
 from accounts.records.selectors import render_note
-from accounts.records.types import arxiv_id_in, split_name
+from accounts.records.types import MAX_NOTE_LENGTH, arxiv_id_in, split_name
 from harvest.models import Paper
 
 STATE_PREFIX = "papertrail:"
