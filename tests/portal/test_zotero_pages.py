@@ -100,6 +100,7 @@ def test_a_failed_sync_is_shown_in_words_on_me(owner):
     page.force_login(owner)
     html = page.get(reverse("accounts:me")).content.decode()
     assert "上次同步失败：" in html and "Code: 403 Response: Forbidden" in html
+    assert "在这里取消保存的论文会移入 Zotero 的回收站" in html
 
 
 def test_the_link_form_on_me_links_and_comes_back_to_the_section(zotero):  # noqa: F811
