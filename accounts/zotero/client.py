@@ -108,14 +108,33 @@ class ZoteroClient:
             if len(page) < PAGE:
                 return sorted(found, key=lambda pair: pair[1].casefold())
 
-    def collection_items(self, collection_key: str, *, since: int = 0, start: int = 0) -> Page:
-        items = self._call(self._zot.collection_items, collection_key, since=since, start=start, limit=PAGE)
+    def collection_items(self, collection_key: str, *, since: int = 0, start: int = 0, trashed: bool = False) -> Page:
+        """A page of the collection's items changed since `since`; with `trashed`, the items in
+        Zotero's trash too (`data.deleted` set), which a sync reads as deleted there."""
+        extra = {"includeTrashed": 1} if trashed else {}
+        items = self._call(self._zot.collection_items, collection_key, since=since, start=start, limit=PAGE, **extra)
         headers = self._zot.request.headers
         return Page(
             items=list(items),
             version=int(headers.get("last-modified-version") or 0),
             total=int(headers.get("total-results") or len(items)),
         )
+
+    def notes(self, *, since: int, start: int = 0) -> Page:
+        """A page of the library's notes changed since `since`, the trashed ones too (a note is
+        a child item: asked of the whole library by `itemType`, not of the collection)."""
+        notes = self._call(self._zot.items, itemType="note", since=since, start=start, limit=PAGE, includeTrashed=1)
+        headers = self._zot.request.headers
+        return Page(
+            items=list(notes),
+            version=int(headers.get("last-modified-version") or 0),
+            total=int(headers.get("total-results") or len(notes)),
+        )
+
+    def deleted_item_keys(self, *, since: int) -> set[str]:
+        """The keys of the items deleted for good since that library version (syncing, "Deletions")."""
+        answer = self._call(lambda: self._zot._retrieve_data(f"{self.prefix}/deleted", {"since": since}).json())
+        return set(answer.get("items") or [])
 
     def item(self, key: str) -> dict:
         return self._call(self._zot.item, key)

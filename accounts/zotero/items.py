@@ -7,17 +7,21 @@ arXiv id of any item, from its URL, extra, archiveID or DOI."""
 
 from __future__ import annotations
 
-from django.utils.html import escape
+import html
+import re
+
+from django.utils.html import escape, strip_tags
 
 from accounts.records.models import Record
 from accounts.records.selectors import render_note
-from accounts.records.types import arxiv_id_in, split_name
+from accounts.records.types import MAX_NOTE_LENGTH, arxiv_id_in, split_name
 from harvest.models import Paper
 
 STATE_PREFIX = "papertrail:"
 STATE_TAGS = {state: f"{STATE_PREFIX}{label}" for state, label in Record.State.choices}
 STATES_BY_TAG = {tag.casefold(): state for state, tag in STATE_TAGS.items()}
 SKIPPED_TYPES = {"note", "attachment", "annotation"}
+BLOCK_END = re.compile(r"<br\s*/?>|</(p|div|li|h[1-6]|blockquote|pre)>", re.IGNORECASE)
 
 
 def creators(paper: Paper) -> list[dict]:
@@ -56,6 +60,13 @@ def note_item(*, record: Record, parent_key: str) -> dict:
     """The note as Zotero's note HTML (the Markdown rendered as /records/ shows it)."""
     html = str(render_note(record.note)) or f"<p>{escape(record.note)}</p>"
     return {"itemType": "note", "parentItem": parent_key, "note": html, "tags": []}
+
+
+def note_text(note_html: str) -> str:
+    """A note written in Zotero (its HTML) as the record's plain text, one line per block."""
+    text = html.unescape(strip_tags(BLOCK_END.sub("\n", note_html)))
+    lines = [line.strip() for line in text.splitlines()]
+    return "\n".join(line for line in lines if line)[:MAX_NOTE_LENGTH]
 
 
 def item_arxiv_id(data: dict) -> str:

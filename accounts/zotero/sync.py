@@ -4,145 +4,36 @@ whose record changed since it was last in step. Each object is written
 with the version it was read at, so a change made in Zotero meanwhile fails
 that object with 412; a conflict, found by the pull or by a 412, keeps the
 later change (the record's `updated_at` against the item's `dateModified`)
-and is reported to the researcher (ZoteroReport). A 429 or a Backoff header
-stops the run; the task runs it again when the delay is over."""
+and is reported to the researcher (ZoteroReport). Deletions go both ways:
+an item trashed in Zotero or deleted there for good (`/deleted?since=`)
+unsaves the paper, and an unsaved paper's item goes to Zotero's trash. A
+429 or a Backoff header stops the run; the task runs it again when the
+delay is over."""
 
 from __future__ import annotations
 
 import logging
-from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
 from django.core.cache import cache
 from django.db import transaction
 from django.utils import timezone
-from django.utils.dateparse import parse_datetime
 
 from accounts.records.models import Record
 from accounts.records.selectors import with_tag_names
-from accounts.records.services import record_save
-from accounts.shared.secrets import SecretsUnavailable, decrypt_secret
+from accounts.shared.secrets import SecretsUnavailable
 from accounts.zotero.client import WRITE_BATCH, ZoteroBackoff, ZoteroClient, ZoteroError
-from accounts.zotero.items import SKIPPED_TYPES, item_arxiv_id, item_tags_and_state, note_item, paper_item
+from accounts.zotero.items import note_item, paper_item
 from accounts.zotero.models import ZoteroItem, ZoteroLink, ZoteroReport
-from harvest.models import Paper
+from accounts.zotero.outcome import SyncResult, apply_theirs, client_for, report, resolve
+from accounts.zotero.pull import pull
+
+__all__ = ["SyncResult", "client_for", "pull", "push", "zotero_sync_run"]
 
 logger = logging.getLogger(__name__)
 # One run of a link at a time: two would both create the items of new records.
 # Longer than any run (a request times out after 30 s; a run is a few dozen).
 LOCK_SECONDS = 15 * 60
-
-
-@dataclass
-class SyncResult:
-    pulled: int = 0
-    pushed: int = 0
-    conflicts: int = 0
-    reported: int = 0
-    retry_in: float | None = None
-    error: str = ""
-    notes: list[str] = field(default_factory=list)
-
-    def summary(self) -> str:
-        text = f"pulled {self.pulled}, pushed {self.pushed}, conflicts {self.conflicts}, reported {self.reported}"
-        if self.retry_in is not None:
-            text += f", again in {self.retry_in:.0f} s"
-        return f"{text}; failed: {self.error}" if self.error else text
-
-
-def client_for(link: ZoteroLink) -> ZoteroClient:
-    return ZoteroClient(
-        library_type=link.library_type, library_id=link.library_id, api_key=decrypt_secret(link.api_key)
-    )
-
-
-def _report(link: ZoteroLink, kind: str, key: str, title: str) -> int:
-    _report_row, created = ZoteroReport.objects.get_or_create(
-        link=link, item_key=key, kind=kind, defaults={"title": title[:500]}
-    )
-    return int(created)
-
-
-def _changed_at(data: dict) -> datetime | None:
-    return parse_datetime(data.get("dateModified") or "")
-
-
-def _apply_theirs(link: ZoteroLink, mine: ZoteroItem, data: dict, version: int) -> None:
-    tags, state = item_tags_and_state(data)
-    record, _created = record_save(user=link.user, paper=mine.paper, state=state, tags=tags)
-    mine.item_version, mine.synced_updated_at = version, record.updated_at
-    mine.save(update_fields=["item_version", "synced_updated_at"])
-
-
-def _resolve(link: ZoteroLink, mine: ZoteroItem, record: Record | None, item: dict, result: SyncResult) -> bool:
-    """A change on both sides: the later wins. True when ours does (the
-    caller writes it at the item's current version)."""
-    data, version = item["data"], item["version"]
-    theirs_at = _changed_at(data)
-    ours_wins = record is not None and (theirs_at is None or record.updated_at > theirs_at)
-    result.conflicts += 1
-    title = data.get("title", "")
-    if ours_wins:
-        mine.item_version = version
-        mine.save(update_fields=["item_version"])
-        result.reported += _report(link, ZoteroReport.Kind.CONFLICT_OURS, mine.item_key, title)
-        return True
-    _apply_theirs(link, mine, data, version)
-    result.reported += _report(link, ZoteroReport.Kind.CONFLICT_THEIRS, mine.item_key, title)
-    return False
-
-
-def _pull_items(link: ZoteroLink, client: ZoteroClient) -> tuple[list[dict], int]:
-    items, start, version = [], 0, 0
-    while True:
-        page = client.collection_items(link.collection_key, since=link.library_version, start=start)
-        version = version or page.version  # the version of the first page: later changes come next time
-        items += page.items
-        start += len(page.items)
-        if not page.items or start >= page.total:
-            return items, version
-
-
-def pull(link: ZoteroLink, client: ZoteroClient, result: SyncResult) -> None:
-    items, version = _pull_items(link, client)
-    known = {row.item_key: row for row in ZoteroItem.objects.filter(link=link).select_related("paper")}
-    records = {r.paper_id: r for r in Record.objects.filter(user=link.user)}
-    for item in items:
-        data, key, item_version = item["data"], item["key"], item["version"]
-        if data.get("itemType") in SKIPPED_TYPES:
-            continue
-        mine = known.get(key)
-        if mine is not None:
-            if item_version <= mine.item_version:
-                continue  # our own write coming back
-            record = records.get(mine.paper_id)
-            if record is not None and mine.synced_updated_at and record.updated_at > mine.synced_updated_at:
-                _resolve(link, mine, record, item, result)
-            else:
-                _apply_theirs(link, mine, data, item_version)
-                result.pulled += 1
-            continue
-        arxiv_id = item_arxiv_id(data)
-        if not arxiv_id:
-            result.reported += _report(link, ZoteroReport.Kind.NOT_ARXIV, key, data.get("title", ""))
-            continue
-        paper = Paper.objects.filter(arxiv_id=arxiv_id).first()
-        if paper is None:
-            result.reported += _report(link, ZoteroReport.Kind.NOT_IN_LIBRARY, key, data.get("title", ""))
-            continue
-        if ZoteroItem.objects.filter(link=link, paper=paper).exists():
-            continue  # a second item of a paper already in step
-        tags, state = item_tags_and_state(data)
-        existing = with_tag_names(Record.objects.filter(user=link.user, paper=paper))
-        if existing:
-            tags = [*existing[0].tag_names, *tags]
-        record, _created = record_save(user=link.user, paper=paper, state=state, tags=tags)
-        ZoteroItem.objects.create(
-            link=link, paper=paper, item_key=key, item_version=item_version, synced_updated_at=record.updated_at
-        )
-        result.pulled += 1
-    ZoteroLink.objects.filter(pk=link.pk).update(library_version=max(version, link.library_version))
-    link.library_version = max(version, link.library_version)
 
 
 def _pending(link: ZoteroLink) -> list[tuple[Record, ZoteroItem | None]]:
@@ -211,14 +102,47 @@ def _push_notes(link: ZoteroLink, client: ZoteroClient, records: list[Record]) -
             ZoteroItem.objects.filter(pk=row.pk).update(note_key=done["key"], note_version=done["version"])
 
 
+def push_removals(link: ZoteroLink, client: ZoteroClient, result: SyncResult) -> None:
+    """The items of papers unsaved here go to Zotero's trash (recoverable there), each at
+    the version last seen: one changed there meanwhile fails with 412 and comes back."""
+    saved = Record.objects.filter(user=link.user).values("paper_id")
+    gone = list(ZoteroItem.objects.filter(link=link).exclude(paper_id__in=saved).select_related("paper"))
+    for start in range(0, len(gone), WRITE_BATCH):
+        batch = gone[start : start + WRITE_BATCH]
+        answer = client.write([{"key": row.item_key, "version": row.item_version, "deleted": 1} for row in batch])
+        for index, row in enumerate(batch):
+            failed = answer.get("failed", {}).get(str(index))
+            if failed is None:
+                row.delete()
+                result.removed += 1
+            elif failed.get("code") == 412:
+                item = client.item(row.item_key)
+                if item["data"].get("deleted"):
+                    row.delete()  # trashed there too
+                    result.removed += 1
+                    continue
+                result.conflicts += 1
+                result.reported += report(
+                    link, ZoteroReport.Kind.CONFLICT_THEIRS, row.item_key, item["data"].get("title", "")
+                )
+                apply_theirs(link, row, item["data"], item["version"])
+            else:
+                result.notes.append(str(failed.get("message", ""))[:200])
+        if client.backoff_seconds:
+            return
+
+
 def push(link: ZoteroLink, client: ZoteroClient, result: SyncResult) -> None:
+    push_removals(link, client, result)
+    if client.backoff_seconds:
+        return
     pending = _pending(link)
     for start in range(0, len(pending), WRITE_BATCH):
         batch = pending[start : start + WRITE_BATCH]
         conflicted = _write(link, client, batch, result)
         retry = []
         for record, mine in conflicted:
-            if _resolve(link, mine, record, client.item(mine.item_key), result):
+            if resolve(link, mine, record, client.item(mine.item_key), result):
                 retry.append((record, mine))
         if retry:
             _write(link, client, retry, result)

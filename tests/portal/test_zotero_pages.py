@@ -100,6 +100,7 @@ def test_a_failed_sync_is_shown_in_words_on_me(owner):
     page.force_login(owner)
     html = page.get(reverse("accounts:me")).content.decode()
     assert "上次同步失败：" in html and "Code: 403 Response: Forbidden" in html
+    assert "在这里取消保存的论文会移入 Zotero 的回收站" in html
 
 
 def test_the_link_form_on_me_links_and_comes_back_to_the_section(zotero):  # noqa: F811
@@ -115,3 +116,13 @@ def test_the_link_form_on_me_links_and_comes_back_to_the_section(zotero):  # noq
     refused = page.post(reverse("accounts:zotero_link"), {"library_type": "user", "library_id": "x", "api_key": "k"})
     assert refused.status_code == 302
     assert "请填写文库的编号" in page.get(reverse("accounts:me")).content.decode()
+
+
+def test_seeding_a_topic_follow_through_the_api_names_a_bad_collection_and_queues_a_good_one(owner):
+    client = api_as(owner)
+    bad = client.post(reverse("api:zotero_seed"), {"collection_key": "NOPE2345"}, format="json")
+    assert bad.status_code == 400 and list(bad.json()["errors"]) == ["collection_key"]
+    key = ZoteroLink.objects.get(user=owner).collection_key
+    queued = client.post(reverse("api:zotero_seed"), {"collection_key": key}, format="json")
+    assert queued.status_code == 202 and queued.json()["seed_result"]
+    assert ZoteroLink.objects.get(user=owner).seed_result == queued.json()["seed_result"]

@@ -19,9 +19,10 @@ from accounts.shared.secrets import decrypt_secret
 from accounts.zotero.client import ZoteroClient
 from accounts.zotero.linking import zotero_check_run
 from accounts.zotero.models import ZoteroItem, ZoteroLink, ZoteroReport
-from accounts.zotero.services import zotero_link_set
+from accounts.zotero.services import zotero_collection_choose, zotero_link_set
 from accounts.zotero.sync import SyncResult, client_for, push, zotero_sync_run
 from tests.accounts.zotero.conftest import arxiv_item, book_item, link_collection
+from tests.accounts.zotero.zotero_standin import ZoteroStandIn
 
 pytestmark = pytest.mark.django_db
 
@@ -107,7 +108,7 @@ def test_pull_brings_back_arxiv_items_and_reports_the_others_then_reads_only_wha
     assert seen == zotero.version
     zotero.requests.clear()
     zotero_sync_run(link_id=link.pk)
-    [read] = [r for r in zotero.requests if r.path.endswith("/items") and r.method == "GET"]
+    [read] = [r for r in zotero.requests if "/collections/" in r.path and r.method == "GET"]
     assert read.query["since"] == [str(seen)]
     assert ZoteroReport.objects.filter(link=link).count() == 2  # reported once
 
@@ -225,3 +226,30 @@ def test_one_run_of_a_link_at_a_time(user, zotero, papers):
         cache.delete(f"zotero-sync-{link.pk}")
     assert result.error == "another sync of this link is running" and zotero.requests == []
     assert zotero_sync_run(link_id=link.pk).pushed == 1
+
+
+@pytest.fixture
+def group_zotero(settings):
+    standin = ZoteroStandIn(library_id=5012345, library_type="group").start()
+    settings.ZOTERO_API_URL = standin.url
+    yield standin
+    standin.stop()
+
+
+def test_a_group_library_is_checked_by_its_group_rights_and_kept_in_step(user, group_zotero, papers):
+    zotero = group_zotero
+    key = zotero.add_collection("Lab reading")
+    zotero.add_item(arxiv_item("2611.00102"), collection=key)
+    zotero.write_access = False
+    link = zotero_link_set(user=user, library_type="group", library_id=zotero.library_id, api_key=zotero.api_key)
+    zotero_check_run(link_id=link.pk)
+    assert "write access" in ZoteroLink.objects.get(pk=link.pk).last_error  # access.groups.<id>.write
+    zotero.write_access = True
+    assert zotero_check_run(link_id=link.pk) == "1 collections"
+    zotero_collection_choose(user=user, collection_key=key)
+    record_save(user=user, paper=papers[0], tags=["lab"])
+    result = zotero_sync_run(link_id=link.pk)
+    assert (result.pulled, result.pushed, result.error) == (1, 1, "")
+    assert record_get(user=user, paper_id=papers[1].pk) is not None
+    assert {r.path.split("/")[1] for r in zotero.requests if r.path != "/keys/current"} == {"groups"}
+    assert {i["archiveID"] for i in zotero.in_collection(key) if "archiveID" in i} == {"arXiv:2611.00101"}

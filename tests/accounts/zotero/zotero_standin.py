@@ -3,8 +3,11 @@
 syncing) and the response shapes of pyzotero's own test fixtures
 (tests/fixtures/zotero/, PROVENANCE.md): one library with version numbers,
 collections and items, `?since=` reads, multi-object writes where an object
-sent with a stale `version` fails with 412 and the others succeed, and
-429 / Backoff on demand. Every request is kept for the tests to read."""
+sent with a stale `version` fails with 412 and the others succeed, the
+trash (`deleted: 1`, left out of reads without `includeTrashed=1`), the
+keys deleted for good (`/deleted?since=`, syncing "Deletions"), a user or
+a group library, and 429 / Backoff on demand. Every request is kept for
+the tests to read."""
 
 from __future__ import annotations
 
@@ -39,13 +42,17 @@ def stamp(moment: datetime | None = None) -> str:
 
 
 class ZoteroStandIn:
-    def __init__(self, *, library_id: int = 475425, api_key: str = "", write: bool = True) -> None:
+    def __init__(
+        self, *, library_id: int = 475425, api_key: str = "", write: bool = True, library_type: str = "user"
+    ) -> None:
         self.library_id = library_id
+        self.library_type = library_type
         self.api_key = api_key or "".join(random.choice(string.ascii_letters + string.digits) for _ in range(24))
         self.write_access = write
         self.version = 1
         self.collections: dict[str, dict] = {}
         self.items: dict[str, dict] = {}
+        self.deleted: dict[str, int] = {}  # item key -> the library version that deleted it
         self.requests: list[Seen] = []
         self.throttle: list[dict[str, str]] = []  # headers of the next 429s, in order
         self.backoff_next: str | None = None  # a Backoff header on the next success
@@ -92,8 +99,42 @@ class ZoteroStandIn:
             self.version += 1
             self.items[key].update(changes, version=self.version, dateModified=stamp(modified))
 
-    def in_collection(self, collection: str) -> list[dict]:
-        return [item for item in self.items.values() if collection in item.get("collections", [])]
+    def add_note(self, parent: str, note: str, *, modified: datetime) -> str:
+        """A child note written in Zotero (its HTML), in no collection of its own."""
+        with self._lock:
+            self.version += 1
+            key = new_key()
+            self.items[key] = {
+                "key": key,
+                "version": self.version,
+                "itemType": "note",
+                "parentItem": parent,
+                "note": note,
+                "tags": [],
+                "collections": [],
+                "relations": {},
+                "dateAdded": stamp(modified),
+                "dateModified": stamp(modified),
+            }
+            return key
+
+    def trash_item(self, key: str, *, modified: datetime) -> None:
+        """Moved to the trash in Zotero (recoverable): `deleted: 1`, a new version."""
+        self.edit_item(key, {"deleted": 1}, modified=modified)
+
+    def delete_item(self, key: str) -> None:
+        """Deleted for good (the trash emptied): the key is listed by `/deleted`."""
+        with self._lock:
+            self.version += 1
+            del self.items[key]
+            self.deleted[key] = self.version
+
+    def in_collection(self, collection: str, *, trashed: bool = True) -> list[dict]:
+        return [
+            item
+            for item in self.items.values()
+            if collection in item.get("collections", []) and (trashed or not item.get("deleted"))
+        ]
 
     def children(self, parent: str) -> list[dict]:
         return [item for item in self.items.values() if item.get("parentItem") == parent]
@@ -103,7 +144,7 @@ class ZoteroStandIn:
 
     # --- the API's side --------------------------------------------------------------
     def _object(self, data: dict) -> dict:
-        library = {"type": "user", "id": self.library_id, "name": "stand-in", "links": {}}
+        library = {"type": self.library_type, "id": self.library_id, "name": "stand-in", "links": {}}
         return {
             "key": data["key"],
             "version": data["version"],
@@ -120,9 +161,13 @@ class ZoteroStandIn:
         if auth != f"Bearer {self.api_key}" and seen.headers.get("Zotero-API-Key") != self.api_key:
             return 403, {}, "Forbidden"
         if seen.path == "/keys/current":
-            access = {"user": {"library": True, "notes": True, "write": self.write_access}}
-            return 200, {}, {"key": self.api_key, "userID": self.library_id, "username": "standin", "access": access}
-        prefix = f"/users/{self.library_id}"
+            rights = {"library": True, "notes": True, "write": self.write_access}
+            if self.library_type == "group":
+                access = {"user": {"library": True}, "groups": {str(self.library_id): rights}}
+            else:
+                access = {"user": rights}
+            return 200, {}, {"key": self.api_key, "userID": 1, "username": "standin", "access": access}
+        prefix = f"/{self.library_type}s/{self.library_id}"
         if not seen.path.startswith(prefix):
             return 403, {}, "Forbidden"
         path = seen.path[len(prefix) :].rstrip("/")
@@ -136,13 +181,24 @@ class ZoteroStandIn:
 
     def _page(self, rows: list[dict], query: dict[str, list[str]]):
         since = int(query.get("since", ["0"])[0])
-        rows = [row for row in rows if row["version"] > since]
+        trashed = query.get("includeTrashed", ["0"])[0] == "1"
+        rows = [row for row in rows if row["version"] > since and (trashed or not row.get("deleted"))]
         start, limit = int(query.get("start", ["0"])[0]), int(query.get("limit", ["25"])[0])
         headers = {"Last-Modified-Version": str(self.version), "Total-Results": str(len(rows))}
         return 200, headers, [self._object(row) for row in rows[start : start + limit]]
 
     def _read(self, path: str, query: dict[str, list[str]]):
         parts = path.split("/")[1:]
+        if parts == ["deleted"]:
+            if "since" not in query:
+                return 400, {}, "'since' not provided"
+            since = int(query["since"][0])
+            keys = [key for key, version in self.deleted.items() if version > since]
+            body = {"collections": [], "searches": [], "items": keys, "tags": [], "settings": []}
+            return 200, {"Last-Modified-Version": str(self.version)}, body
+        if parts == ["items"]:
+            kind = query.get("itemType", [""])[0]
+            return self._page([item for item in self.items.values() if kind in ("", item["itemType"])], query)
         if parts == ["collections"]:
             return self._page(list(self.collections.values()), query)
         if len(parts) == 3 and parts[0] == "collections" and parts[2] == "items":
