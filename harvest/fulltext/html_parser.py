@@ -4,7 +4,9 @@ LaTeXML marks everything with `ltx_` classes and stable ids: a section is
 `<section class="ltx_section" id="S3">` with an `<h2 class="ltx_title
 ltx_title_section">` heading (its number in `span.ltx_tag`), a paragraph is
 `div.ltx_para` (`S3.p1`), a figure or table `figure.ltx_figure` /
-`figure.ltx_table` with a `figcaption`, a reference `li.ltx_bibitem`
+`figure.ltx_table` with a `figcaption` (older LaTeXML, 0.8.0 as the ACL
+Anthology ran it in 2014: `div.ltx_figure` / `div.ltx_table` with a
+`div.ltx_caption`), a reference `li.ltx_bibitem`
 (`bib.bib12`), and every formula a `<math alttext="TeX">`. arXiv adds the
 licence it states for the paper as `#license-tr`.
 
@@ -111,6 +113,24 @@ def _table_rows(table: etree._Element) -> str:
     return "\n".join(rows)
 
 
+def _is_float(element: etree._Element, css_class: str) -> bool:
+    return element.tag in ("figure", "div") and css_class in _classes(element)
+
+
+def _table_block(float_: etree._Element) -> list[Paragraph]:
+    table = float_.find(".//table")
+    if table is None:
+        return []
+    return [Paragraph(text=_table_rows(table), anchor=float_.get("id", ""), kind="table")]
+
+
+def _caption_of(float_: etree._Element) -> etree._Element | None:
+    caption = float_.find("figcaption")
+    if caption is None:
+        caption = next((c for c in float_ if isinstance(c.tag, str) and "ltx_caption" in _classes(c)), None)
+    return caption
+
+
 def _own_blocks(section: etree._Element) -> list[Paragraph]:
     """The paragraphs, display equations and tables that belong to this
     section and not to a section nested in it, in document order."""
@@ -125,11 +145,9 @@ def _own_blocks(section: etree._Element) -> list[Paragraph]:
                 continue
             if "ltx_para" in classes or ("ltx_p" in classes and child.tag == "p" and node is section):
                 blocks.extend(_para_blocks(child))
-            elif child.tag == "figure" and "ltx_table" in classes:
-                table = child.find(".//table")
-                if table is not None:
-                    blocks.append(Paragraph(text=_table_rows(table), anchor=child.get("id", ""), kind="table"))
-            elif child.tag == "figure":
+            elif _is_float(child, "ltx_table"):
+                blocks.extend(_table_block(child))
+            elif child.tag == "figure" or "ltx_figure" in classes:
                 continue  # captions are kept apart
             else:
                 walk(child)
@@ -154,6 +172,8 @@ def _para_blocks(para: etree._Element) -> list[Paragraph]:
                 (row.get("id", "") for row in child.iter("tr") if row.get("id")), ""
             )
             blocks.append(Paragraph(text=" ".join(maths), anchor=eq_anchor, kind="equation"))
+        elif _is_float(child, "ltx_table"):
+            blocks.extend(_table_block(child))
         elif child.tag == "figure" or "ltx_figure" in classes:
             continue
         else:
@@ -166,9 +186,11 @@ def _para_blocks(para: etree._Element) -> list[Paragraph]:
 
 def _captions(root: etree._Element) -> list[Caption]:
     captions = []
-    for figure in root.iter("figure"):
+    for figure in root.iter("figure", "div"):
         classes = _classes(figure)
-        caption = figure.find("figcaption")
+        if figure.tag == "div" and not classes & {"ltx_figure", "ltx_table"}:
+            continue
+        caption = _caption_of(figure)
         if caption is None:
             continue
         kind = "table" if "ltx_table" in classes else "figure"

@@ -1,6 +1,7 @@
 """The full text of real recorded papers (tests/fixtures/fulltext/, PROVENANCE
-there): arXiv's HTML rendering read into sections with their LaTeXML anchors,
-paragraphs with math as TeX, captions and references; real arXiv PDFs read
+there): arXiv's HTML rendering (and an older LaTeXML's, of an ACL 2014 paper)
+read into sections with their LaTeXML anchors, paragraphs with math as TeX,
+captions and references; real arXiv PDFs read
 into numbered sections, captions and references, within their page and time
 bounds; and the stored form round-trips."""
 
@@ -75,6 +76,20 @@ def test_tables_are_kept_as_rows_of_cells(html_document):
     overview = next(p for p in tables if p.anchor == "S3.T1")
     assert "Economic decisions (Section 3.1)" in overview.text
     assert " | " in overview.text
+
+
+def test_an_older_latexml_rendering_keeps_its_div_tables_and_captions():
+    """LaTeXML 0.8.0 (the ACL 2014 renderings) writes floats as `div.ltx_table`
+    with a `div.ltx_caption`, not `figure` and `figcaption`."""
+    document = parse_html(gzip.decompress(fixture_bytes("fulltext/P14-1106.xhtml.gz")))
+    tables = {p.anchor: p.text for p in paragraphs(document) if p.kind == "table"}
+    captions = {c.anchor: c for c in document.captions}
+
+    assert len(tables) == 10
+    assert "M | 73.5 | 80.6 | 63.8 | 67.9" in tables["S4.T3"]
+    assert captions["S3.T1"].kind == "table" and captions["S3.T1"].section == "S3.SS1"
+    assert captions["S3.T1"].text.startswith("Table 1: Features adopted in the syntactic leftmost")
+    assert captions["S3.F1"].text == "Figure 1: Example of predicate-argument structure."
 
 
 def test_the_reference_list_is_kept_with_its_anchors(html_document):

@@ -1,0 +1,122 @@
+"""The faithfulness check of stored readings written from a full text
+(`python manage.py check_readings`): for each one, every number its fields
+state looked up in the version's text (digests/numbers.py, the check a
+reading's "results" passes when written, here over every field), every
+section it cites looked up among the citable units of the version's stored
+document (digests/reading_text.py), and every field checked to be in its
+language (llm.in_language, per field rather than per reading). Reads only
+the database; no provider is called."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+
+from digests import llm
+from digests.models import GuidedReading
+from digests.numbers import figures, occurs, source_values
+from digests.reading_text import units_of
+from harvest.fulltext.document import Document
+from harvest.fulltext.selectors import full_text_document
+
+
+@dataclass(frozen=True)
+class ReadingCheck:
+    reading_id: int
+    arxiv_id: str
+    version: int
+    origin: str
+    numbers: int  # numbers stated, over every field of both languages
+    unfound_numbers: tuple[str, ...]  # "en/method: 97.3%"
+    citations: int
+    missing_sections: tuple[str, ...]  # "results: §9.9"
+    fields: int  # non-empty fields, both languages
+    wrong_language: tuple[str, ...]  # "zh/limitations"
+
+    @property
+    def faithful(self) -> bool:
+        return not (self.unfound_numbers or self.missing_sections or self.wrong_language)
+
+
+def document_text(document: Document) -> str:
+    """What a reading's numbers may come from: the text of the paper, without
+    its reference list (whose years and pages would excuse invented figures)."""
+    parts = [document.title, document.abstract]
+    for section in document.sections:
+        parts.append(section.heading)
+        parts.extend(p.text for p in section.paragraphs)
+    parts.extend(c.text for c in document.captions)
+    return "\n".join(parts)
+
+
+def check_reading(reading: GuidedReading, document: Document) -> ReadingCheck:
+    version = reading.version
+    header = "\n".join([version.title, version.abstract, version.comments])
+    values = source_values(header + "\n" + document_text(document))
+    stated, unfound, fields, wrong = 0, [], 0, []
+    for lang in llm.LANGUAGES:
+        for key, text in (reading.content or {}).get(lang, {}).items():
+            if not text.strip():
+                continue
+            fields += 1
+            if not llm.in_language(text, lang):
+                wrong.append(f"{lang}/{key}")
+            for written, value, percent in figures(text):
+                stated += 1
+                if not occurs(value, percent, values):
+                    unfound.append(f"{lang}/{key}: {written}")
+    units = {(u.ref, u.anchor, u.page) for u in units_of(document)}
+    cited, missing = 0, []
+    for key, cites in (reading.citations or {}).get("fields", {}).items():
+        for cite in cites:
+            cited += 1
+            if (cite.get("ref"), cite.get("anchor", ""), cite.get("page")) not in units:
+                missing.append(f"{key}: §{cite.get('ref')}")
+    return ReadingCheck(
+        reading_id=reading.pk,
+        arxiv_id=version.paper.arxiv_id,
+        version=version.number,
+        origin=document.origin,
+        numbers=stated,
+        unfound_numbers=tuple(unfound),
+        citations=cited,
+        missing_sections=tuple(missing),
+        fields=fields,
+        wrong_language=tuple(wrong),
+    )
+
+
+def readings_with_full_text() -> Iterator[tuple[GuidedReading, Document]]:
+    """Every done reading written from a full text whose version's text is still stored."""
+    readings = (
+        GuidedReading.objects.filter(status=GuidedReading.Status.DONE, source=GuidedReading.Source.FULL_TEXT)
+        .select_related("version__paper")
+        .order_by("version__paper__arxiv_id", "version__number", "pk")
+    )
+    for reading in readings.iterator():
+        document = full_text_document(version_id=reading.version_id)
+        if document is not None:
+            yield reading, document
+
+
+def check_readings() -> list[ReadingCheck]:
+    return [check_reading(reading, document) for reading, document in readings_with_full_text()]
+
+
+def table(checks: Iterable[ReadingCheck], *, names: dict[str, str] | None = None) -> list[str]:
+    """The report as a Markdown table; `names` relabels arXiv ids (the fixtures' own names in the docs)."""
+    names = names or {}
+    lines = [
+        "| paper | text | numbers found | sections found | fields in language | not faithful |",
+        "| --- | --- | --- | --- | --- | --- |",
+    ]
+    for c in checks:
+        label = names.get(c.arxiv_id, f"{c.arxiv_id}v{c.version}")
+        wrong = (f"{w} not in its language" for w in c.wrong_language)
+        flagged = "; ".join([*c.unfound_numbers, *c.missing_sections, *wrong])
+        lines.append(
+            f"| {label} | {c.origin} | {c.numbers - len(c.unfound_numbers)}/{c.numbers} "
+            f"| {c.citations - len(c.missing_sections)}/{c.citations} "
+            f"| {c.fields - len(c.wrong_language)}/{c.fields} | {flagged or '—'} |"
+        )
+    return lines
