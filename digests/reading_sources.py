@@ -19,8 +19,8 @@ from digests.providers import registry
 from digests.providers.base import StructuredRequest
 from digests.reading_text import Chosen, select_units, units_of
 from digests.revision_diff import diff_text, section_diff
-from harvest.fulltext.document import Document, section_url
-from harvest.fulltext.selectors import full_text_document
+from harvest.fulltext.document import Document
+from harvest.fulltext.selectors import full_text_document, section_url
 from harvest.models import Version
 
 Source = GuidedReading.Source
@@ -117,8 +117,13 @@ def _revision_diff(before: Version | None, document: Document, number: int) -> s
 
 def _citation(prepared: ReadingInput, ref: str) -> dict[str, Any]:
     unit = prepared.given[ref].unit
+    # The answers' address of a section too (PAPERTRAIL_ARXIV_HTML_URL or _PDF_URL), so both link alike.
+    html = prepared.origin == "html"
     url = section_url(
-        arxiv_id=prepared.arxiv_id, number=prepared.number, origin=prepared.origin, anchor=unit.anchor, page=unit.page
+        arxiv_id=prepared.arxiv_id,
+        version=prepared.number,
+        anchor=unit.anchor if html else "",
+        page=None if html else unit.page,
     )
     return {"ref": ref, "heading": unit.heading, "anchor": unit.anchor, "page": unit.page, "url": url}
 

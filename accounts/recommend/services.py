@@ -1,6 +1,7 @@
 """Writes around recommendations: the debounced retraining after a record
 changes, "not interested", "save" (through accounts.records), a paper's page
-opened (the record, the trail and the recommendations told at once), thumbs
+opened (the record, the trail, the recommendations and the full-text queue told
+at once), thumbs
 up / down on any paper (rating_set, rating_clear) and the papers picked from
 a day's papers (picks_record)."""
 
@@ -24,6 +25,8 @@ from accounts.recommend.models import NotInterested, Rating, Recommendation, Rec
 from accounts.recommend.picks import MAX_PICKS, pick_page
 from accounts.records.services import record_opened, record_save
 from accounts.trail.services import trail_mark_read_papers
+from harvest.fulltext.models import FullText
+from harvest.fulltext.services import request_latest_full_texts
 from harvest.models import Paper
 
 # The API's and the pages' words for a rating's stored value.
@@ -63,11 +66,14 @@ def recommendation_save(*, user: User, recommendation: Recommendation):
 def paper_opened(*, user: User, paper: Paper) -> None:
     """The reader opened the paper's page (its POST once loaded; the page's
     GET writes nothing): the record's last read version is the latest, the
-    paper's trail cards are read, and its recommendations are seen, so they
-    leave the tab. Opening it again changes nothing."""
+    paper's trail cards are read, its recommendations are seen, so they
+    leave the tab, and its latest version's full text is wanted (with the one
+    before it, for a revision's "what changed"), so that its reading is written
+    from it. Opening it again changes nothing."""
     record_opened(user=user, paper=paper)
     trail_mark_read_papers(user=user, paper_ids=[paper.pk])
     Recommendation.objects.filter(user=user, paper=paper, seen_at__isnull=True).update(seen_at=timezone.now())
+    request_latest_full_texts(paper_ids=[paper.pk], reason=FullText.Reason.OPENED)
 
 
 def recommender_set_per_tag(*, user: User, per_tag: bool) -> RecommenderProfile:

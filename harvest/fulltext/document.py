@@ -3,8 +3,9 @@ conversions (to and from compressed JSON) and its reads (sections by anchor,
 plain text for a length budget).
 
 A section's `anchor` is the LaTeXML id arXiv's HTML uses (`S3.SS2`, `A1`), so
-`https://arxiv.org/html/<id>v<n>#S3.SS2` opens it; a section read from a PDF
-has none and names its page instead. Math is kept as its TeX between `$`
+`https://arxiv.org/html/<id>v<n>#S3.SS2` opens it (the address readings and
+answers link to: harvest.fulltext.selectors.section_url); a section read from
+a PDF has none and names its page instead. Math is kept as its TeX between `$`
 (inline) or `$$` (display), as the HTML's `alttext` gives it.
 """
 
@@ -13,21 +14,8 @@ from __future__ import annotations
 import json
 import zlib
 from dataclasses import asdict, dataclass, field
-from urllib.parse import quote
 
 FORMAT = 1
-# Readers are sent to arXiv itself, whatever mirror the text was fetched from.
-ARXIV_HTML = "https://arxiv.org/html"
-ARXIV_PDF = "https://arxiv.org/pdf"
-
-
-def section_url(*, arxiv_id: str, number: int, origin: str, anchor: str = "", page: int | None = None) -> str:
-    """Where a reader finds a section on arXiv: the HTML rendering at its
-    anchor, or the PDF at its page."""
-    ident = quote(f"{arxiv_id}v{number}", safe="./")
-    if origin == "html":
-        return f"{ARXIV_HTML}/{ident}" + (f"#{quote(anchor, safe='.-_')}" if anchor else "")
-    return f"{ARXIV_PDF}/{ident}" + (f"#page={int(page)}" if page else "")
 
 
 @dataclass(frozen=True)

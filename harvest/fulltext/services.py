@@ -1,11 +1,12 @@
 """Writes of the full-text domain: asking for a version's full text, and a
 run that reads the waiting ones from arXiv and records each outcome.
 
-Other apps ask through `request_full_text` (accounts for saved papers and
-"for you", portal for a paper someone asks about); harvest never reads their
-data. A failure is recorded on its version once: one that may pass (arXiv
-busy, no connection) is tried again later, at most `MAX_ATTEMPTS` times, and
-one that will not (too large, too slow, no such file) is final.
+Other apps ask through `request_full_text` (accounts for saved papers, "for
+you" and a paper someone opens; portal for a paper someone asks about);
+harvest never reads their data. A failure is recorded on its version once:
+one that may pass (arXiv busy, no connection) is tried again later, at most
+`MAX_ATTEMPTS` times, and one that will not (too large, too slow, no such
+file) is final.
 """
 
 from __future__ import annotations

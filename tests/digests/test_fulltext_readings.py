@@ -299,7 +299,8 @@ def test_an_abstract_reading_is_upgraded_once_when_harvest_reads_the_full_text(
 
     after = GuidedReading.objects.get(pk=reading_id)
     assert (after.source, after.upgrade, after.status) == ("full_text", "done", "done")
-    assert after.citations["fields"]["problem"][0]["url"].startswith("https://arxiv.org/html/2501.11120v1#S")
+    # Linked where answers link a section: the configured HTML address (here the server that served the text).
+    assert after.citations["fields"]["problem"][0]["url"].startswith(f"{replay_server.url}/html/2501.11120v1#S")
     assert after.cost_usd > before.cost_usd and after.input_tokens > before.input_tokens
     # Paid once: neither another arrival of the text, the backlog nor a second run calls again.
     assert readings_upgrade_for_versions(version_ids=[version.pk]) == []

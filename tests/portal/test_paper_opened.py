@@ -1,7 +1,8 @@
 """`POST /papers/<arXiv id>/opened/`: the paper page, loaded by a signed-in
 reader, says so (its GET writes nothing). The record's last read version, the
-paper's trail cards and its recommendations are marked, for that reader only;
-the answer is the navigation's trail link with the unread count now."""
+paper's trail cards and its recommendations are marked, for that reader only,
+and the latest version's full text is wanted (reason "opened"); the answer is
+the navigation's trail link with the unread count now."""
 
 from __future__ import annotations
 
@@ -18,6 +19,8 @@ from accounts.recommend.models import Recommendation
 from accounts.records.models import Record
 from accounts.records.services import record_save
 from accounts.trail.selectors import trail_unread_total
+from harvest.fulltext.models import FullText
+from harvest.fulltext.services import PRIORITY
 from harvest.models import Paper
 from tests.accounts.conftest import ago, card_of, cards, harvest, record
 from tests.portal.db_writes import rows_written
@@ -71,6 +74,33 @@ def test_opening_marks_the_card_read_the_record_opened_and_the_recommendation_se
     assert rows_written() == before
 
 
+def test_opening_wants_the_latest_versions_full_text_once_and_the_page_get_wants_nothing(reader, reader_client, world):
+    """The reading of a paper someone opens is to be written from its full
+    text: the page's POST queues the latest version's (with the one before it,
+    for a revision's "what changed"), first among the day's wishes; opening it
+    again queues nothing more, and the page's GET never asks."""
+    assert reader_client.get("/papers/2611.00001/").status_code == 200
+    assert not FullText.objects.exists()
+
+    assert reader_client.post(OPENED, {"version": "1"}).status_code == 200
+    (wanted,) = FullText.objects.select_related("version__paper")
+    assert (wanted.version.paper.arxiv_id, wanted.version.number) == ("2611.00001", 1)
+    assert wanted.reasons == [FullText.Reason.OPENED] and wanted.status == FullText.Status.WAITING
+    assert wanted.priority == PRIORITY[FullText.Reason.OPENED] < PRIORITY[FullText.Reason.SAVED]
+
+    before = rows_written()
+    assert reader_client.post(OPENED, {"version": "1"}).status_code == 200
+    assert rows_written() == before
+    assert list(FullText.objects.values_list("version_id", "reasons")) == [(wanted.version_id, ["opened"])]
+
+    harvest(record("2611.00001", versions=2), at=ago(minutes=30))
+    assert reader_client.get("/papers/2611.00001/").status_code == 200
+    assert FullText.objects.count() == 1
+    assert reader_client.post(OPENED, {"version": "2"}).status_code == 200
+    wanted_versions = FullText.objects.filter(reasons__contains=["opened"]).values_list("version__number", flat=True)
+    assert sorted(wanted_versions) == [1, 2]
+
+
 def test_the_page_carries_the_post_for_a_signed_in_reader_only(reader_client, world):
     page = reader_client.get("/papers/2611.00001/").content.decode()
     form = re.search(r"<form hidden [^>]*data-paper-opened>.*?</form>", page).group(0)
@@ -106,11 +136,13 @@ def test_it_needs_the_pages_csrf_token(reader, world):
 
 
 def test_a_paper_outside_the_readers_trail_and_record_is_harmless(reader, reader_client, world):
-    """cs.RO is no follow of theirs: nothing to mark, nothing written, nothing made."""
+    """cs.RO is no follow of theirs: nothing to mark and nothing made; the one
+    row written is the wish for its full text."""
     before = rows_written()
     response = reader_client.post("/papers/2611.00003/opened/", {"version": "1"})
     assert response.status_code == 200
-    assert rows_written() == before
+    assert rows_written() == before + 1
+    assert FullText.objects.get().version.paper.arxiv_id == "2611.00003"
     assert card_of(reader, "2611.00003") is None
     assert unread_papers(reader) == {"2611.00001", "2611.00002"}
     assert re.search(r'<span class="nav-count"[^>]*>2</span>', response.content.decode())

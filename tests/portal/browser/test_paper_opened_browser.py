@@ -1,7 +1,8 @@
 """Opening a paper from the trail in a real browser: the paper page's own
 POST once loaded reads the paper's card, and the navigation's unread count
-drops on that page and stays dropped on the trail, in Chinese and English.
-Without JavaScript the page writes nothing and the card's "mark as read"
+drops on that page and stays dropped on the trail, in Chinese and English,
+and the paper's full text is wanted (reason "opened"). Without JavaScript the
+page writes nothing and the card's "mark as read"
 button still reads it."""
 
 from __future__ import annotations
@@ -17,12 +18,17 @@ from playwright.sync_api import expect
 from accounts.follows.services import follow_create
 from accounts.models import User
 from accounts.trail.matching import match_versions
+from harvest.fulltext.models import FullText
 from tests import factories as f
-from tests.portal.browser.conftest import browser_page, screenshot
+from tests.portal.browser.conftest import browser_page, in_thread, screenshot
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 TITLE = "Diffusion policies for legged robots"
+
+
+def full_texts_wanted() -> list[tuple[str, list[str]]]:
+    return in_thread(lambda: list(FullText.objects.values_list("version__paper__arxiv_id", "reasons")))
 
 
 def reader_cookie(language: str) -> str:
@@ -65,6 +71,7 @@ def test_opening_a_paper_from_the_trail_drops_the_unread_count(live_server, lang
         # The page's GET wrote nothing; its POST once loaded reads the card and
         # swaps in the navigation's link with the count now.
         expect(page.locator("#nav-trail .nav-count")).to_have_text("2")
+        assert full_texts_wanted() == [("2611.00201", ["opened"])]
         screenshot(page, f"paper-opened-{language}")
 
         page.click("#nav-trail")
@@ -85,6 +92,7 @@ def test_without_javascript_opening_writes_nothing_and_the_button_still_reads(li
         card.locator("[data-open]").click()
         page.wait_for_url("**/papers/2611.00201/#v1")
         assert page.locator("#nav-trail .nav-count").inner_text() == "3"
+        assert full_texts_wanted() == []
 
         page.goto(f"{base}/trail/")
         expect(page.locator(".trail-item[data-unread]")).to_have_count(3)
