@@ -23,6 +23,7 @@ from accounts.recommend import tasks
 from accounts.recommend.debounce import examples_changed, retrain_claim
 from accounts.recommend.models import NotInterested, Rating, Recommendation, RecommenderProfile
 from accounts.recommend.picks import MAX_PICKS, pick_page
+from accounts.recommend.quota import opened_fetch_allowed
 from accounts.records.services import record_opened, record_save
 from accounts.trail.services import trail_mark_read_papers
 from harvest.fulltext.models import FullText
@@ -69,11 +70,12 @@ def paper_opened(*, user: User, paper: Paper) -> None:
     paper's trail cards are read, its recommendations are seen, so they
     leave the tab, and its latest version's full text is wanted (with the one
     before it, for a revision's "what changed"), so that its reading is written
-    from it. Opening it again changes nothing."""
+    from it (up to the reader's daily cap). Opening it again changes nothing."""
     record_opened(user=user, paper=paper)
     trail_mark_read_papers(user=user, paper_ids=[paper.pk])
     Recommendation.objects.filter(user=user, paper=paper, seen_at__isnull=True).update(seen_at=timezone.now())
-    request_latest_full_texts(paper_ids=[paper.pk], reason=FullText.Reason.OPENED)
+    if opened_fetch_allowed(user.pk, now=timezone.now()):
+        request_latest_full_texts(paper_ids=[paper.pk], reason=FullText.Reason.OPENED)
 
 
 def recommender_set_per_tag(*, user: User, per_tag: bool) -> RecommenderProfile:

@@ -90,6 +90,9 @@ PAPERTRAIL_ARXIV_PDF_URL = env_url("PAPERTRAIL_ARXIV_PDF_URL", "https://arxiv.or
 # top of each active researcher's "for you" list and the day's most popular.
 PAPERTRAIL_FULLTEXT_FOR_YOU = env_int("PAPERTRAIL_FULLTEXT_FOR_YOU", 20, minimum=0)
 PAPERTRAIL_FULLTEXT_POPULAR = env_int("PAPERTRAIL_FULLTEXT_POPULAR", 20, minimum=0)
+# Papers one reader's openings may add to the full-text queue a day, so that
+# browsing cannot push saved and "for you" papers back in the queue.
+PAPERTRAIL_FULLTEXT_OPENED_PER_DAY = env_int("PAPERTRAIL_FULLTEXT_OPENED_PER_DAY", 50, minimum=0)
 # Bounds on one paper: decoded bytes of a reply (HTML or PDF), PDF pages read,
 # and seconds for a download and again for parsing it.
 PAPERTRAIL_FULLTEXT_MAX_BYTES = env_int("PAPERTRAIL_FULLTEXT_MAX_BYTES", 40 * 1024 * 1024, minimum=1024)

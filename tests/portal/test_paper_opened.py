@@ -101,6 +101,25 @@ def test_opening_wants_the_latest_versions_full_text_once_and_the_page_get_wants
     assert sorted(wanted_versions) == [1, 2]
 
 
+def test_a_readers_openings_ask_for_full_text_up_to_the_daily_cap_and_still_count_as_opened(
+    reader, reader_client, world, settings
+):
+    """Browsing past the cap is still recorded; it only stops adding to the
+    site's one fetching queue. Another reader has a cap of their own."""
+    settings.PAPERTRAIL_FULLTEXT_OPENED_PER_DAY = 2
+    for arxiv_id in ("2611.00003", "2611.00001", "2611.00002"):
+        assert reader_client.post(f"/papers/{arxiv_id}/opened/", {"version": "1"}).status_code == 200
+    wanted = FullText.objects.values_list("version__paper__arxiv_id", flat=True)
+    assert sorted(wanted) == ["2611.00001", "2611.00003"]
+    # The third opening, past the cap, still reads its card.
+    assert unread_papers(reader) == set()
+
+    other = Client()
+    other.force_login(world["other"])
+    assert other.post("/papers/2611.00002/opened/", {"version": "1"}).status_code == 200
+    assert FullText.objects.filter(version__paper__arxiv_id="2611.00002").exists()
+
+
 def test_the_page_carries_the_post_for_a_signed_in_reader_only(reader_client, world):
     page = reader_client.get("/papers/2611.00001/").content.decode()
     form = re.search(r"<form hidden [^>]*data-paper-opened>.*?</form>", page).group(0)
