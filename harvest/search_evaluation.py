@@ -26,6 +26,7 @@ from pathlib import Path
 import numpy as np
 from django.conf import settings
 from django.db import connection, transaction
+from django.db.models import BooleanField, Expression, F, QuerySet
 from django.utils import timezone
 
 from harvest.embeddings.encoders import Encoder, get_encoder
@@ -185,7 +186,7 @@ def evaluate(
     with collection_in_library(collection, vectors, encoder) as ids:
         if through_index:
             build_index(model=encoder.name, dimension=encoder.dimension, force=True)
-        papers = Paper.objects.filter(pk__in=list(ids.values()))
+        papers = _collection_papers(list(ids.values()))
         arxiv_of = {pk: arxiv_id for arxiv_id, pk in ids.items()}
         for need in collection.needs:
             for language in LANGUAGES:
@@ -200,6 +201,34 @@ def evaluate(
             if progress is not None:
                 progress(f"need {need.id} done")
     return report
+
+
+class _AmongIds(Expression):
+    """PostgreSQL: the row's id is one of these, given as one array parameter."""
+
+    def __init__(self, ids: list[int]) -> None:
+        super().__init__(output_field=BooleanField())
+        self.column = F("id")
+        self.ids = ids
+
+    def get_source_expressions(self):
+        return [self.column]
+
+    def set_source_expressions(self, exprs):
+        (self.column,) = exprs
+
+    def as_sql(self, compiler, connection):
+        column, params = compiler.compile(self.column)
+        return f"{column} = ANY(%s::bigint[])", [*params, self.ids]
+
+
+def _collection_papers(ids: list[int]) -> QuerySet[Paper]:
+    """The collection's papers as the search's filter. On PostgreSQL the ids
+    are one array parameter: 1,581 parameters are handled one by one by Django
+    and psycopg in each of a search's statements (docs/decisions.md, "Suite time")."""
+    if connection.vendor == "postgresql":
+        return Paper.objects.filter(_AmongIds(ids))
+    return Paper.objects.filter(pk__in=ids)
 
 
 def passage_vectors(
