@@ -7,10 +7,9 @@ from __future__ import annotations
 from decimal import Decimal
 
 from django.conf import settings
+from django.utils.module_loading import import_string
 
-from digests.providers.anthropic_api import AnthropicProvider
 from digests.providers.base import Provider, ProviderConfig
-from digests.providers.openai_api import OpenAICompatibleProvider
 
 TASK_SETTINGS = {
     "readings": "PAPERTRAIL_LLM_READINGS",
@@ -69,9 +68,10 @@ def provider_names() -> list[str]:
 
 
 def build(config: ProviderConfig, *, timeout: float) -> Provider:
-    if config.protocol == "anthropic":
-        return AnthropicProvider(config, timeout=timeout)
-    return OpenAICompatibleProvider(config, timeout=timeout)
+    """The protocol's client, its class named in PAPERTRAIL_LLM_PROTOCOLS and
+    loaded on first use: every process would otherwise import both SDKs at start."""
+    protocol = "anthropic" if config.protocol == "anthropic" else "openai"
+    return import_string(settings.PAPERTRAIL_LLM_PROTOCOLS[protocol])(config, timeout=timeout)
 
 
 def task_config(task: str) -> ProviderConfig:

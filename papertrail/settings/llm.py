@@ -102,6 +102,13 @@ PAPERTRAIL_OPENAI_BATCHES = env_bool("PAPERTRAIL_OPENAI_BATCHES", False)
 # "batches": false}}.
 # Each key is read from the variable it names, never written into this one.
 PAPERTRAIL_LLM_ENDPOINTS = env_json_endpoints("PAPERTRAIL_LLM_ENDPOINTS")
+# Each protocol's client class, imported when a provider is first built: the
+# two SDKs cost about a second and a half of CPU at every start otherwise
+# (docs/decisions.md, "Suite time").
+PAPERTRAIL_LLM_PROTOCOLS = {
+    "anthropic": "digests.providers.anthropic_api.AnthropicProvider",
+    "openai": "digests.providers.openai_api.OpenAICompatibleProvider",
+}
 # Each task's "provider:model". Readings and ask keep PAPERTRAIL_SUMMARY_MODEL
 # on Anthropic, so a deployment with only ANTHROPIC_API_KEY runs unchanged.
 PAPERTRAIL_LLM_READINGS = env_str("PAPERTRAIL_LLM_READINGS", f"anthropic:{PAPERTRAIL_SUMMARY_MODEL}")

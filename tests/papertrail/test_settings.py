@@ -144,3 +144,19 @@ def test_each_library_has_its_own_embedded_broker(tmp_path):
     assert shell({**first, "SEND": "1"}) == [ours, f"{tmp_path}/celery-broker/first.sqlite3/in", "0.1", "1"]
     assert shell(second) == [ours, f"{tmp_path}/celery-broker/second_library/in", "0.1", "0"]
     assert shell(first)[3] == "1"
+
+
+STARTED_MODULES = (
+    "import sys; from django.urls import get_resolver; from papertrail.celery import app; "
+    "get_resolver().url_patterns; app.loader.import_default_modules(); "
+    "print(*sorted({name.partition('.')[0] for name in sys.modules} & {'anthropic', 'openai'}))"
+)
+
+
+def test_the_site_and_the_worker_start_without_the_llm_sdks():
+    """They are imported when first used (digests/providers/registry.py): at
+    start they cost every process about a second and a half of CPU,
+    manage.py's commands and the suite's workers too."""
+    finished = manage("shell", "--no-imports", "-c", STARTED_MODULES, env=PRODUCTION)
+    assert finished.returncode == 0, finished.stderr
+    assert finished.stdout.split() == []
