@@ -17,7 +17,6 @@ from threadpoolctl import threadpool_limits
 
 from accounts.recommend.estimators import (
     blended,
-    fit_embedding_model,
     fit_text_model,
     in_background_units,
     mixed,
@@ -25,6 +24,7 @@ from accounts.recommend.estimators import (
 )
 from accounts.recommend.evaluation import METRICS, Report, Researcher, eligible, metrics, ranked, researchers
 from accounts.recommend.evaluation_data import EvaluationData
+from accounts.recommend.evaluation_methods import embedding_model
 from accounts.recommend.features import PaperText, vectorize
 from accounts.recommend.training import DESCRIPTION_SHARE, DESCRIPTION_WEIGHT
 from harvest.search_evaluation import Collection
@@ -65,7 +65,7 @@ def _with_description(
     """The live method's scores of the candidates, the description beside the saves as training.py puts it."""
     vectors = data.embeddings
     background = vectors[person.background]
-    model = fit_embedding_model(vectors[person.positives], vectors[person.disliked], background)
+    model = embedding_model(data, person)
     if description is not None:
         model = mixed(model, query_model(description, background), share=DESCRIPTION_SHARE)
     features = data.features

@@ -47,6 +47,10 @@ class Researcher:
     held_back: dict[int, int]  # paper index -> grade
     candidates: np.ndarray  # paper indices the methods rank
     background: np.ndarray  # a sample of the candidates, in random order
+    # The models fitted for this researcher, by kind: methods that train the
+    # same model (the chosen method, the embeddings alone, the text model
+    # alone, the cold start's variants) fit it once (evaluation_methods.py).
+    fitted: dict = field(default_factory=dict, repr=False, compare=False)
 
     @property
     def positives(self) -> list[int]:

@@ -16,6 +16,7 @@ import numpy as np
 from accounts.recommend.estimators import (
     RIDGE,
     TEXT_WEIGHT,
+    EmbeddingModel,
     blended,
     fit_embedding_model,
     fit_text_model,
@@ -72,25 +73,35 @@ def neighbours_max(data: EvaluationData, person: Researcher) -> np.ndarray:
 def text_model_scores(data: EvaluationData, person: Researcher) -> tuple[np.ndarray, np.ndarray]:
     """The hashed TF-IDF model trained as live (saves and thumbs up positive,
     thumbs down explicit negatives, the background sample): its scores of the
-    candidates and of the background."""
-    features = data.features
-    positives = features[person.positives]
-    model = fit_text_model(
-        positives, np.ones(positives.shape[0]), features[person.disliked], features[person.text_background]
-    )
-    return model.score(features[person.candidates]), model.score(features[person.text_background])
+    candidates and of the background (fitted once per researcher)."""
+    if "text" not in person.fitted:
+        features = data.features
+        positives = features[person.positives]
+        model = fit_text_model(
+            positives, np.ones(positives.shape[0]), features[person.disliked], features[person.text_background]
+        )
+        person.fitted["text"] = model.score(features[person.candidates]), model.score(features[person.text_background])
+    return person.fitted["text"]
 
 
 def linear_model(data: EvaluationData, person: Researcher) -> np.ndarray:
     return text_model_scores(data, person)[0]
 
 
+def embedding_model(data: EvaluationData, person: Researcher, *, ridge: float = RIDGE) -> EmbeddingModel:
+    """The embedding model trained as live on the researcher's ratings and
+    background (fitted once per researcher and ridge)."""
+    key = ("embedding", ridge)
+    if key not in person.fitted:
+        vectors = data.embeddings
+        person.fitted[key] = fit_embedding_model(
+            vectors[person.positives], vectors[person.disliked], vectors[person.background], ridge=ridge
+        )
+    return person.fitted[key]
+
+
 def embedding_scores(data: EvaluationData, person: Researcher, *, ridge: float = RIDGE) -> np.ndarray:
-    vectors = data.embeddings
-    model = fit_embedding_model(
-        vectors[person.positives], vectors[person.disliked], vectors[person.background], ridge=ridge
-    )
-    return model.score(vectors[person.candidates])
+    return embedding_model(data, person, ridge=ridge).score(data.embeddings[person.candidates])
 
 
 def chosen_method(*, ridge: float = RIDGE, text_weight: float = TEXT_WEIGHT) -> Method:
