@@ -60,18 +60,25 @@ class GuidedReading(models.Model):
         "digests.SummaryBatch", null=True, blank=True, on_delete=models.SET_NULL, related_name="readings"
     )
     source = models.CharField(
-        max_length=16, choices=Source.choices, default=Source.ABSTRACT, help_text="what the reading was written from"
+        max_length=16,
+        choices=Source.choices,
+        default=Source.ABSTRACT,
+        db_default=Source.ABSTRACT,
+        help_text="what the reading was written from",
     )
     citations = models.JSONField(
         default=dict,
+        db_default={},
         blank=True,
         help_text='full-text readings: {"origin": "html"|"pdf", "fields": {field: [{"ref", "anchor", "page"}]}}',
     )
     numbers_removed = models.PositiveSmallIntegerField(
-        default=0, help_text="sentences of results removed: a number in them is not in the source text, twice"
+        default=0,
+        db_default=0,
+        help_text="sentences of results removed: a number in them is not in the source text, twice",
     )
     # An abstract reading is written again once from the full text when it arrives.
-    upgrade = models.CharField(max_length=16, choices=Upgrade.choices, blank=True, default="")
+    upgrade = models.CharField(max_length=16, choices=Upgrade.choices, blank=True, default="", db_default="")
 
     class Meta:
         verbose_name = gettext_lazy("AI guided reading")

@@ -13,21 +13,21 @@ class Migration(migrations.Migration):
         migrations.AddField(
             model_name='guidedreading',
             name='citations',
-            field=models.JSONField(blank=True, default=dict, help_text='full-text readings: {"origin": "html"|"pdf", "fields": {field: [{"ref", "anchor", "page"}]}}'),
+            field=models.JSONField(blank=True, db_default={}, default=dict, help_text='full-text readings: {"origin": "html"|"pdf", "fields": {field: [{"ref", "anchor", "page"}]}}'),
         ),
         migrations.AddField(
             model_name='guidedreading',
             name='numbers_removed',
-            field=models.PositiveSmallIntegerField(default=0, help_text='sentences of results removed: a number in them is not in the source text, twice'),
+            field=models.PositiveSmallIntegerField(db_default=0, default=0, help_text='sentences of results removed: a number in them is not in the source text, twice'),
         ),
         migrations.AddField(
             model_name='guidedreading',
             name='source',
-            field=models.CharField(choices=[('abstract', 'abstract'), ('full_text', 'full text')], default='abstract', help_text='what the reading was written from', max_length=16),
+            field=models.CharField(choices=[('abstract', 'abstract'), ('full_text', 'full text')], db_default='abstract', default='abstract', help_text='what the reading was written from', max_length=16),
         ),
         migrations.AddField(
             model_name='guidedreading',
             name='upgrade',
-            field=models.CharField(blank=True, choices=[('', '-'), ('wanted', 'wanted'), ('running', 'running'), ('done', 'done'), ('failed', 'failed')], default='', max_length=16),
+            field=models.CharField(blank=True, choices=[('', '-'), ('wanted', 'wanted'), ('running', 'running'), ('done', 'done'), ('failed', 'failed')], db_default='', default='', max_length=16),
         ),
     ]
