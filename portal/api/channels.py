@@ -65,21 +65,33 @@ class ChannelListView(APIView):
         responses={201: OpenApiResponse(ChannelSerializer, description="The new channel."), **ERROR_RESPONSES},
     )
     def post(self, request: Request) -> Response:
-        body = ChannelWriteSerializer(data=request.data)
-        body.is_valid(raise_exception=True)
-        try:
-            channel = channel_create(user=request.user, **create_args(body.validated_data))
-        except ChannelError as error:
-            raise ParameterError(error.errors) from None
-        except ChannelsUnavailable as error:
-            raise ParameterError({"kind": [str(error)]}) from None
-        return Response(ChannelSerializer(channel).data, status=status.HTTP_201_CREATED)
+        return channel_created(request.data, user=request.user)
 
 
-def create_args(data: dict) -> dict:
-    args = dict(data)
+def channel_created(data: dict, **owner) -> Response:
+    """Adds a channel for its owner (`user=` or `group=`) from a request's body:
+    201 with the channel, or a 400 naming the field."""
+    body = ChannelWriteSerializer(data=data)
+    body.is_valid(raise_exception=True)
+    args = dict(body.validated_data)
     args["follow_id"] = args.pop("follow")
-    return args
+    try:
+        channel = channel_create(**owner, **args)
+    except ChannelError as error:
+        raise ParameterError(error.errors) from None
+    except ChannelsUnavailable as error:
+        raise ParameterError({"kind": [str(error)]}) from None
+    return Response(ChannelSerializer(channel).data, status=status.HTTP_201_CREATED)
+
+
+def channel_pause_or_resume(channel: Channel, data: dict) -> None:
+    """`paused: true` pauses the channel, `false` resumes it; a bad body is a 400."""
+    body = ChannelUpdateSerializer(data=data)
+    body.is_valid(raise_exception=True)
+    if body.validated_data["paused"]:
+        channel_pause(channel=channel)
+    else:
+        channel_resume(channel=channel)
 
 
 class ChannelDetailView(APIView):
@@ -105,13 +117,7 @@ class ChannelDetailView(APIView):
         responses={200: ChannelSerializer, **ERROR_RESPONSES, 404: OWN_NOT_FOUND},
     )
     def patch(self, request: Request, channel_id: int) -> Response:
-        channel = _own_channel(request, channel_id)
-        body = ChannelUpdateSerializer(data=request.data)
-        body.is_valid(raise_exception=True)
-        if body.validated_data["paused"]:
-            channel_pause(channel=channel)
-        else:
-            channel_resume(channel=channel)
+        channel_pause_or_resume(_own_channel(request, channel_id), request.data)
         return Response(ChannelSerializer(_own_channel(request, channel_id)).data)
 
     @extend_schema(

@@ -17,15 +17,11 @@ from rest_framework.views import APIView
 from accounts.channels.models import Channel
 from accounts.channels.selectors import group_channel_get, group_channel_list
 from accounts.channels.services import (
-    channel_create,
     channel_delete,
-    channel_pause,
-    channel_resume,
     channel_test_request,
 )
-from accounts.channels.types import ChannelError, ChannelsUnavailable
-from portal.api.channels import create_args
-from portal.api.errors import NotFoundParameter, ParameterError
+from portal.api.channels import channel_created, channel_pause_or_resume
+from portal.api.errors import NotFoundParameter
 from portal.api.groups import GROUP_ID_PARAMETER, GROUP_RESPONSES, member_of, owner_of
 from portal.api.me import MAX_ID
 from portal.api.serializers.channels import ChannelSerializer, ChannelUpdateSerializer, ChannelWriteSerializer
@@ -66,16 +62,8 @@ class GroupChannelListView(APIView):
         responses={201: OpenApiResponse(ChannelSerializer, description="The new channel."), **GROUP_RESPONSES},
     )
     def post(self, request: Request, group_id: int) -> Response:
-        group = owner_of(request, group_id).group
-        body = ChannelWriteSerializer(data=request.data)
-        body.is_valid(raise_exception=True)
-        try:
-            channel = channel_create(group=group, **create_args(body.validated_data))
-        except ChannelError as error:
-            raise ParameterError(error.errors) from None
-        except ChannelsUnavailable as error:
-            raise ParameterError({"kind": [str(error)]}) from None
-        return Response(ChannelSerializer(channel).data, status=status.HTTP_201_CREATED)
+        group = owner_of(request, group_id).group  # before the body: a member is refused whatever they send
+        return channel_created(request.data, group=group)
 
 
 class GroupChannelDetailView(APIView):
@@ -102,13 +90,7 @@ class GroupChannelDetailView(APIView):
     )
     def patch(self, request: Request, group_id: int, group_channel_id: int) -> Response:
         group = owner_of(request, group_id).group
-        channel = _group_channel(group.pk, group_channel_id)
-        body = ChannelUpdateSerializer(data=request.data)
-        body.is_valid(raise_exception=True)
-        if body.validated_data["paused"]:
-            channel_pause(channel=channel)
-        else:
-            channel_resume(channel=channel)
+        channel_pause_or_resume(_group_channel(group.pk, group_channel_id), request.data)
         return Response(ChannelSerializer(_group_channel(group.pk, group_channel_id)).data)
 
     @extend_schema(
