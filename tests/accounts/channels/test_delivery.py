@@ -16,24 +16,10 @@ from accounts.channels.ratelimit import take_token
 from accounts.channels.sending import due_period, retry_due_sends, send_channels, send_test
 from accounts.channels.tasks import retry_channels_task, send_channels_task
 from accounts.follows.models import Follow
-from tests.accounts.alerts.world import day_of_papers, follows, reader
-from tests.accounts.channels.world import PATHS, SUCCESS, add_channel, received, stand_in
+from tests.accounts.channels.world import PATHS, SUCCESS, add_channel, received
 from tests.replay_server import Reply
 
 pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture
-def server(replay_server, settings):
-    return stand_in(replay_server, settings)
-
-
-@pytest.fixture
-def alice(db):
-    alice = reader("alice")
-    follows(alice)
-    day_of_papers()
-    return alice
 
 
 def _failing(status: int = 500) -> Reply:

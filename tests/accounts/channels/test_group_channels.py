@@ -16,15 +16,10 @@ from accounts.channels.services import channel_create
 from accounts.follows.services import follow_create
 from accounts.groups.services import group_create, group_delete, invite_accept, invite_create, ownership_transfer
 from tests.accounts.alerts.world import day_of_papers, reader
-from tests.accounts.channels.world import PATHS, received, stand_in, webhook_url
+from tests.accounts.channels.world import PATHS, received, webhook_url
 from tests.replay_server import Reply
 
 pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture
-def server(replay_server, settings):
-    return stand_in(replay_server, settings)
 
 
 @pytest.fixture

@@ -24,12 +24,8 @@ RATING = re.compile(r"http://127\.0\.0\.1:8000/ratings/mail/([^/\s)\"'>|]+)/")
 
 
 @pytest.fixture
-def everywhere(replay_server, settings):
+def everywhere(server, alice):
     """A reader with the alerts' follows and day of papers, and one daily channel of every kind."""
-    server = stand_in(replay_server, settings)
-    alice = reader("alice")
-    follows(alice)
-    day_of_papers()
     for kind in PATHS:
         add_channel(alice, server, kind, rhythm="daily", top_n=3)
     run = send_channels(now=timezone.now())

@@ -17,7 +17,6 @@ from accounts.channels.models import Channel, ChannelSend
 from accounts.channels.sending import send_channels, send_test
 from accounts.channels.services import channel_create
 from accounts.channels.transport import SIGNATURE_REFUSED
-from tests.accounts.alerts.world import day_of_papers, follows, reader
 from tests.accounts.channels.world import (
     PATHS,
     SIGNING_SECRETS,
@@ -25,7 +24,6 @@ from tests.accounts.channels.world import (
     add_channel,
     received,
     signature_checked,
-    stand_in,
     webhook_url,
 )
 from tests.clock import LISTING_DAY_NOON
@@ -35,19 +33,6 @@ pytestmark = pytest.mark.django_db
 # The instant the messages are sent at (the sending code's clock), and the providers' own clock.
 SEND_AT = LISTING_DAY_NOON + timedelta(minutes=5)
 NTFY_TOKEN = "tk_AgQdq7mVBoFD37zQVN29RhuMzNIz2"
-
-
-@pytest.fixture
-def server(replay_server, settings):
-    return stand_in(replay_server, settings)
-
-
-@pytest.fixture
-def alice(on_a_listing_day):
-    alice = reader("alice")
-    follows(alice)
-    day_of_papers()
-    return alice
 
 
 @pytest.mark.parametrize("kind", ["feishu", "lark", "dingtalk"])

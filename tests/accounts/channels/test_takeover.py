@@ -12,23 +12,9 @@ from django.utils import timezone
 
 from accounts.channels.models import Channel, ChannelSend
 from accounts.channels.sending import INTERRUPTED, due_period, send_channels
-from tests.accounts.alerts.world import day_of_papers, follows, reader
-from tests.accounts.channels.world import add_channel, received, stand_in
+from tests.accounts.channels.world import add_channel, received
 
 pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture
-def server(replay_server, settings):
-    return stand_in(replay_server, settings)
-
-
-@pytest.fixture
-def alice(db):
-    alice = reader("alice")
-    follows(alice)
-    day_of_papers()
-    return alice
 
 
 def _dead_claim(channel: Channel, *, status: str, now: datetime) -> ChannelSend:
