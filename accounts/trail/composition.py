@@ -13,9 +13,7 @@ unread card gives the follows that matched what the reader has not read; a
 read one every follow that matched it. A dismissed card stays out, with its
 revisions, until undone.
 
-A page is composed a time window at a time, newest first, widening until it
-is full, so its cost is that of the cards it looks at, not of the trail
-(docs/decisions.md, "The trail composed when read")."""
+Which cards a page, a window or a run of channels holds is windows.py's."""
 
 from __future__ import annotations
 
@@ -30,12 +28,8 @@ from django.utils import timezone
 
 from accounts.follows.types import NEW, REVISION
 from accounts.trail.models import DefinitionMatch, GroupTrailState, ReaderMatch, TrailReadMark, TrailState
-from accounts.trail.reader_sql import papers_in_order
 from accounts.trail.readers import Reader
 
-# A page reads the last two days first (a busy reader's day fills it), then the
-# rest of the trail at once (a quiet reader's whole month is small).
-FIRST_WINDOW = timedelta(days=2)
 LAST_PAPER = 2**63 - 1
 
 
@@ -128,7 +122,7 @@ def _as_micros(value: int | str | datetime) -> int:
     return micros(value if timezone.is_aware(value) else timezone.make_aware(value, UTC))
 
 
-def _matches(reader: Reader, keys: Iterable[int], where: Where, *, follow_id: int | None = None) -> list[Match]:
+def read_matches(reader: Reader, keys: Iterable[int], where: Where, *, follow_id: int | None = None) -> list[Match]:
     """The reader's matches among the definition matches of `keys` and their
     own matches, under `where`, each follow's rules applied: one query."""
     keys = list(keys)
@@ -187,7 +181,7 @@ def compose_papers(reader: Reader, paper_ids: Iterable[int], *, known: list[Matc
     papers = sorted({paper_id for paper_id in paper_ids if 0 < paper_id <= LAST_PAPER})  # no paper has another id
     if not papers:
         return {}
-    matches = known if known is not None else _matches(reader, reader.follows, Where(papers=tuple(papers)))
+    matches = known if known is not None else read_matches(reader, reader.follows, Where(papers=tuple(papers)))
     excluded: set[int] = set()
     if reader.exclusions:
         excluded = set(
@@ -276,144 +270,6 @@ class CardFilter:
         if self.kind and card.kind != self.kind:
             return False
         return self.follow_id is None or self.follow_id in card.follow_ids
-
-
-def window_cards(reader: Reader, lo: datetime | None, hi: datetime | None, where: CardFilter) -> list[Card]:
-    """The cards placed in [lo, hi) under the filter, newest first."""
-    return _window_cards(reader, lo, hi, where)[0]
-
-
-def _window_cards(
-    reader: Reader,
-    lo: datetime | None,
-    hi: datetime | None,
-    where: CardFilter,
-    *,
-    above: set[int] | None = None,
-    before: tuple[datetime, int] | None = None,
-    size: int | None = None,
-) -> tuple[list[Card], set[int]]:
-    """window_cards, and the papers with a match in the window. `above`: the
-    papers with a match at or after `hi`, when the caller knows them all (its
-    own window above this one), so that their cards are not read again.
-    `before` and `size`: the first `size` cards placed before `before`, the
-    papers composed newest first a chunk at a time (a page of a day's 1,900
-    cards composes a few dozen)."""
-    keys = reader.keys_of(where.follow_id)
-    if where.follow_id is not None and reader.follow(where.follow_id) is None:
-        return [], set()
-    if size is not None and connection.vendor == "postgresql":
-        return _ordered_cards(reader, lo, hi, where, before=before, size=size), set()
-    fresh = reader.mark if where.unread_only else None
-    found = _matches(reader, keys, Where(lo=lo, hi=hi, fresh=fresh), follow_id=where.follow_id)
-    if above:
-        found = [match for match in found if match.paper_id not in above]
-    by_paper: dict[int, list[Match]] = defaultdict(list)
-    for match in found:
-        by_paper[match.paper_id].append(match)
-    if not by_paper:
-        return [], set()
-    # A card's place is its newest match's: the window's papers by their newest match here.
-    order = sorted(by_paper, key=lambda paper: (max(m.event_us for m in by_paper[paper]), paper), reverse=True)
-    narrowed = _narrowed(reader, where)
-    step = max(2 * size, 50) if size is not None and not narrowed else len(order)
-    chosen: list[Card] = []
-    for start in range(0, len(order), step):
-        papers = tuple(sorted(order[start : start + step]))
-        if narrowed:
-            # The window's matches of one follow, or since the mark, are not the
-            # whole card: every match of its paper is read.
-            cards = compose_papers(reader, papers)
-        else:
-            # The window's matches are all of theirs in it; the papers' others are
-            # older ones (and, unless `above` says there are none, newer ones).
-            older = Where(hi=lo, papers=papers) if lo is not None else None
-            newer = Where(lo=hi, papers=papers) if hi is not None and above is None else None
-            known = [m for paper in papers for m in by_paper[paper]]
-            known += [m for part in (older, newer) if part is not None for m in _matches(reader, reader.follows, part)]
-            cards = compose_papers(reader, papers, known=known)
-        chosen += placed(cards.values(), lo, hi, before, where)
-        if size is not None and len(chosen) >= size:
-            break
-    return chosen, set(by_paper)
-
-
-def placed(
-    cards: Iterable[Card],
-    lo: datetime | None,
-    hi: datetime | None,
-    before: tuple[datetime, int] | None,
-    where: CardFilter,
-) -> list[Card]:
-    """These cards placed in [lo, hi) and before `before`, under the filter, newest first."""
-    kept = (
-        card
-        for card in cards
-        if (lo is None or card.event_at >= lo)
-        and (hi is None or card.event_at < hi)
-        and (before is None or card.place < before)
-        and where.admits(card)
-    )
-    return sorted(kept, key=lambda card: card.place, reverse=True)
-
-
-def _ordered_cards(
-    reader: Reader,
-    lo: datetime | None,
-    hi: datetime | None,
-    where: CardFilter,
-    *,
-    before: tuple[datetime, int] | None,
-    size: int,
-) -> list[Card]:
-    """A page's cards on PostgreSQL: the database orders the window's papers
-    by their cards' places, and only a slice of them at a time is composed."""
-    step = max(2 * size, 50)
-    chosen: list[Card] = []
-    offset = 0
-    while len(chosen) < size:
-        papers = papers_in_order(
-            reader,
-            lo=lo,
-            hi=hi,
-            before=before,
-            follow_id=where.follow_id,
-            fresh=where.unread_only,
-            limit=step,
-            offset=offset,
-        )
-        cards = compose_papers(reader, papers)
-        chosen += placed(cards.values(), lo, hi, before, where)
-        if len(papers) < step:
-            break
-        offset += step
-    return chosen
-
-
-def cards_page(
-    reader: Reader, where: CardFilter, *, before: tuple[datetime, int] | None = None, size: int = 20
-) -> list[Card]:
-    """Up to `size` cards placed before `before` (event time, then paper),
-    newest first: the last two days before it, then, if that was not enough,
-    everything older."""
-    hi = before[0] + timedelta(microseconds=1) if before else None
-    lo = (hi or timezone.now()) - FIRST_WINDOW
-    collected, papers = _window_cards(reader, lo, hi, where, before=before, size=size)
-    if len(collected) < size:
-        # With the first window open above and read whole, its papers are every
-        # paper with a match at or after `lo`.
-        above = papers if hi is None and not _narrowed(reader, where) else None
-        collected += _window_cards(reader, None, lo, where, above=above, size=size - len(collected))[0]
-    return collected[:size]
-
-
-def _narrowed(reader: Reader, where: CardFilter) -> bool:
-    return where.follow_id is not None or (where.unread_only and reader.mark is not None)
-
-
-def all_cards(reader: Reader, where: CardFilter) -> list[Card]:
-    """Every card under the filter, newest first (the counts, the export)."""
-    return window_cards(reader, None, None, where)
 
 
 def follow_reason_rows(cards: list[Card]) -> dict[tuple[str, int], dict]:

@@ -15,12 +15,13 @@ from accounts.follows.selectors import excluded_paper_ids, topic_follows_exist
 from accounts.follows.services import follow_matching_start
 from accounts.models import User
 from accounts.trail import tasks
-from accounts.trail.composition import CardFilter, all_cards
+from accounts.trail.composition import CardFilter
 from accounts.trail.definition_matches import newest_match_id
 from accounts.trail.lock import lock_trail
 from accounts.trail.models import TrailProfile, TrailState
 from accounts.trail.readers import Reader, forget_readers
 from accounts.trail.services import reader_matches_add, reader_matches_drop
+from accounts.trail.windows import all_cards
 from harvest.signals import versions_created, versions_embedded
 
 

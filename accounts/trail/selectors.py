@@ -20,16 +20,13 @@ from accounts.trail.composition import (
     LAST_PAPER,
     Card,
     CardFilter,
-    all_cards,
-    cards_page,
     compose_papers,
     follow_reason_rows,
-    window_cards,
 )
 from accounts.trail.counts import unread_counts
 from accounts.trail.models import DefinitionMatch, ReaderMatch, TrailProfile, TrailState
 from accounts.trail.readers import Reader, readers_shared, trail_pruned_version
-from accounts.trail.windows import WindowAsk, windows_cards
+from accounts.trail.windows import WindowAsk, all_cards, cards_page, window_cards, windows_cards
 from harvest.models import Paper, Version
 
 __all__ = [

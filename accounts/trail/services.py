@@ -15,7 +15,7 @@ from django.utils import timezone
 
 from accounts.follows.types import Hit
 from accounts.models import User
-from accounts.trail.composition import LAST_PAPER, Card, CardFilter, all_cards, compose_papers
+from accounts.trail.composition import LAST_PAPER, Card, CardFilter, compose_papers
 from accounts.trail.definition_matches import RETENTION_DAYS
 from accounts.trail.models import (
     GroupTrailReadMark,
@@ -28,6 +28,7 @@ from accounts.trail.models import (
 from accounts.trail.readers import Reader, forget_readers, forget_shared_readers
 from accounts.trail.signals import cards_dismissed
 from accounts.trail.types import TrailWriteResult
+from accounts.trail.windows import all_cards
 
 
 def _forget(reader: Reader) -> None:

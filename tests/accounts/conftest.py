@@ -10,10 +10,11 @@ import pytest
 from django.utils import timezone
 
 from accounts.models import User
-from accounts.trail.composition import Card, CardFilter, all_cards, compose_papers
+from accounts.trail.composition import Card, CardFilter, compose_papers
 from accounts.trail.matching import match_versions
 from accounts.trail.readers import Reader
 from accounts.trail.types import TrailWriteResult
+from accounts.trail.windows import all_cards
 from harvest.models import Paper
 from harvest.search_index import index_pending_papers
 from harvest.services import paper_upsert_many

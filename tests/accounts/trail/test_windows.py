@@ -10,12 +10,13 @@ import pytest
 from accounts.follows.services import exclusion_create, follow_create
 from accounts.groups.services import group_create
 from accounts.models import User
-from accounts.trail.composition import CardFilter, window_cards
+from accounts.trail.composition import CardFilter
 from accounts.trail.models import ReaderMatch
 from accounts.trail.readers import Reader
 from accounts.trail.selectors import trail_windows_cards
 from accounts.trail.services import trail_dismiss, trail_mark_read
 from accounts.trail.types import WindowAsk
+from accounts.trail.windows import window_cards
 from harvest.models import Paper
 from tests.accounts.conftest import ago, harvest, record
 
