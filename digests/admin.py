@@ -39,6 +39,8 @@ class GuidedReadingAdmin(admin.ModelAdmin):
         "status",
         "source",
         "numbers_removed",
+        "language_removed",
+        "stale",
         "provider",
         "model",
         "input_tokens",
@@ -48,7 +50,7 @@ class GuidedReadingAdmin(admin.ModelAdmin):
         "attempts",
         "written_at",
     )
-    list_filter = ("status", "source", "upgrade", InvalidReplyFilter, "provider", "prompt_version", "model")
+    list_filter = ("status", "source", "upgrade", "stale", InvalidReplyFilter, "provider", "prompt_version", "model")
     search_fields = ("version__paper__arxiv_id", "error")
     list_select_related = ("version__paper",)
     raw_id_fields = ("version", "batch")
@@ -64,7 +66,11 @@ class GuidedReadingAdmin(admin.ModelAdmin):
         "source",
         "citations",
         "numbers_removed",
+        "language_removed",
         "upgrade",
+        "stale",
+        "reread",
+        "text_hash",
         "input_tokens",
         "output_tokens",
         "cost_usd",

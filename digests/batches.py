@@ -25,7 +25,7 @@ from digests.budget import budget_reserve, budget_settle, llm_pause
 from digests.models import GuidedReading, SummaryBatch
 from digests.providers import registry
 from digests.providers.base import BatchResult, InvalidReply, Provider, ProviderError, Refused, Reply
-from digests.reading_sources import checked_reading, reading_input, without_unchecked
+from digests.reading_sources import checked_reading, reading_input, without_faulty
 from digests.selectors import backlog_count, backlog_filter, is_configured, pause_state
 from digests.services import (
     NUMBERS_UNCHECKED,
@@ -228,14 +228,14 @@ def _store_result(provider: Provider, reading: GuidedReading, result: BatchResul
         except InvalidReply as exc:
             _retry_synchronously(reading, reply, cost, config.name, error=f"invalid reply (batch): {exc}")
             return cost
-        numbers_removed = 0
+        numbers_removed = language_removed = 0
         content = checked.content
-        if checked.unchecked and not reading.error.startswith(NUMBERS_UNCHECKED):
-            numbers = ", ".join(checked.unchecked[:10])
-            _retry_synchronously(reading, reply, cost, config.name, error=f"{NUMBERS_UNCHECKED} (batch): {numbers}")
+        if checked.faults and not reading.error.startswith(NUMBERS_UNCHECKED):
+            faults = checked.faults.describe()
+            _retry_synchronously(reading, reply, cost, config.name, error=f"{NUMBERS_UNCHECKED} (batch): {faults}")
             return cost
-        if checked.unchecked:
-            content, numbers_removed = without_unchecked(checked, prepared)
+        if checked.faults:
+            content, numbers_removed, language_removed = without_faulty(checked, prepared)
         reading_store(
             reading_id=reading.pk,
             content=content,
@@ -244,6 +244,8 @@ def _store_result(provider: Provider, reading: GuidedReading, result: BatchResul
             cost=cost,
             checked=checked,
             numbers_removed=numbers_removed,
+            language_removed=language_removed,
+            text_hash=prepared.text_hash,
         )
         return cost
     if result.error_type in ("canceled", "expired"):

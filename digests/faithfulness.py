@@ -1,20 +1,20 @@
 """The faithfulness check of stored readings written from a full text
 (`python manage.py check_readings`): for each one, every number its fields
-state looked up in the version's text (digests/numbers.py, the check a
-reading's "results" passes when written, here over every field), every
-section it cites looked up among the citable units of the version's stored
-document (digests/reading_text.py), and every field checked to be in its
-language (llm.in_language, per field rather than per reading). Reads only
-the database; no provider is called."""
+state looked up in the version's stored text and every field checked to
+be in its language (digests/field_checks.py, the checks each field passes
+when written, here against the whole stored text rather than what was
+sent), and every section it cites looked up among the citable units of the
+version's stored document (digests/reading_text.py). Reads only the
+database; no provider is called."""
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
-from digests import llm
+from digests.field_checks import field_faults
 from digests.models import GuidedReading
-from digests.numbers import figures, occurs, source_values
+from digests.numbers import source_values
 from digests.reading_text import units_of
 from harvest.fulltext.document import Document
 from harvest.fulltext.selectors import full_text_document
@@ -32,6 +32,8 @@ class ReadingCheck:
     missing_sections: tuple[str, ...]  # "results: §9.9"
     fields: int  # non-empty fields, both languages
     wrong_language: tuple[str, ...]  # "zh/limitations"
+    removed_at_writing: int = 0  # sentences the write-time checks removed (numbers, language)
+    stale: bool = False  # its text was read again and differs from what it was sent
 
     @property
     def faithful(self) -> bool:
@@ -53,18 +55,7 @@ def check_reading(reading: GuidedReading, document: Document) -> ReadingCheck:
     version = reading.version
     header = "\n".join([version.title, version.abstract, version.comments])
     values = source_values(header + "\n" + document_text(document))
-    stated, unfound, fields, wrong = 0, [], 0, []
-    for lang in llm.LANGUAGES:
-        for key, text in (reading.content or {}).get(lang, {}).items():
-            if not text.strip():
-                continue
-            fields += 1
-            if not llm.in_language(text, lang):
-                wrong.append(f"{lang}/{key}")
-            for written, value, percent in figures(text):
-                stated += 1
-                if not occurs(value, percent, values):
-                    unfound.append(f"{lang}/{key}: {written}")
+    faults = field_faults(reading.content or {}, lambda _key: values)
     units = {(u.ref, u.anchor, u.page) for u in units_of(document)}
     cited, missing = 0, []
     for key, cites in (reading.citations or {}).get("fields", {}).items():
@@ -77,12 +68,14 @@ def check_reading(reading: GuidedReading, document: Document) -> ReadingCheck:
         arxiv_id=version.paper.arxiv_id,
         version=version.number,
         origin=document.origin,
-        numbers=stated,
-        unfound_numbers=tuple(unfound),
+        numbers=faults.numbers,
+        unfound_numbers=faults.unfound,
         citations=cited,
         missing_sections=tuple(missing),
-        fields=fields,
-        wrong_language=tuple(wrong),
+        fields=faults.fields,
+        wrong_language=faults.wrong_language,
+        removed_at_writing=reading.numbers_removed + reading.language_removed,
+        stale=reading.stale,
     )
 
 
@@ -107,15 +100,17 @@ def table(checks: Iterable[ReadingCheck], *, names: dict[str, str] | None = None
     """The report as a Markdown table; `names` relabels arXiv ids (the fixtures' own names in the docs)."""
     names = names or {}
     lines = [
-        "| paper | text | numbers found | sections found | fields in language | not faithful |",
-        "| --- | --- | --- | --- | --- | --- |",
+        "| paper | text | removed at writing | numbers found | sections found | fields in language | not faithful |",
+        "| --- | --- | --- | --- | --- | --- | --- |",
     ]
     for c in checks:
         label = names.get(c.arxiv_id, f"{c.arxiv_id}v{c.version}")
         wrong = (f"{w} not in its language" for w in c.wrong_language)
-        flagged = "; ".join([*c.unfound_numbers, *c.missing_sections, *wrong])
+        stale = ["stale: its text was read again and differs"] if c.stale else []
+        flagged = "; ".join([*c.unfound_numbers, *c.missing_sections, *wrong, *stale])
         lines.append(
-            f"| {label} | {c.origin} | {c.numbers - len(c.unfound_numbers)}/{c.numbers} "
+            f"| {label} | {c.origin} | {c.removed_at_writing or '—'} "
+            f"| {c.numbers - len(c.unfound_numbers)}/{c.numbers} "
             f"| {c.citations - len(c.missing_sections)}/{c.citations} "
             f"| {c.fields - len(c.wrong_language)}/{c.fields} | {flagged or '—'} |"
         )

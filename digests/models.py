@@ -75,10 +75,27 @@ class GuidedReading(models.Model):
     numbers_removed = models.PositiveSmallIntegerField(
         default=0,
         db_default=0,
-        help_text="sentences of results removed: a number in them is not in the source text, twice",
+        help_text="sentences removed: a number in them is not in the text sent, twice",
     )
     # An abstract reading is written again once from the full text when it arrives.
     upgrade = models.CharField(max_length=16, choices=Upgrade.choices, blank=True, default="", db_default="")
+    language_removed = models.PositiveSmallIntegerField(
+        default=0,
+        db_default=0,
+        help_text="sentences removed from a field not in its language, after a retry",
+    )
+    text_hash = models.CharField(
+        max_length=64,
+        blank=True,
+        default="",
+        db_default="",
+        help_text="SHA-256 of the paper text the reading was sent (its user message)",
+    )
+    # A full-text reading whose version's text was read again and now differs from what it was sent.
+    stale = models.BooleanField(default=False, db_default=False)
+    reread = models.BooleanField(
+        default=False, db_default=False, help_text="written again once already because its text changed"
+    )
 
     class Meta:
         verbose_name = gettext_lazy("AI guided reading")

@@ -9,6 +9,7 @@ not (87% for a source's 87.3% is a number the source does not state).
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from decimal import Decimal, InvalidOperation
 
 # A number not glued to a Latin letter, digit or point before it (so "F1",
@@ -60,12 +61,11 @@ def sentences(text: str) -> list[str]:
     return [part for part in _SENTENCE.split(text or "") if part.strip()]
 
 
-def strip_unchecked(text: str, source: frozenset[Decimal]) -> tuple[str, int]:
-    """`text` without the sentences that state a number the source does not;
-    with how many sentences were removed."""
+def strip_sentences(text: str, drop: Callable[[str], bool]) -> tuple[str, int]:
+    """`text` without the sentences `drop` is true of; with how many were removed."""
     kept, removed = [], 0
     for sentence in sentences(text):
-        if unchecked_numbers(sentence, source):
+        if drop(sentence):
             removed += 1
         else:
             kept.append(sentence.strip())
@@ -73,3 +73,9 @@ def strip_unchecked(text: str, source: frozenset[Decimal]) -> tuple[str, int]:
         return text, 0
     joiner = "" if any("\u4e00" <= ch <= "\u9fff" for ch in text) else " "
     return joiner.join(kept), removed
+
+
+def strip_unchecked(text: str, source: frozenset[Decimal]) -> tuple[str, int]:
+    """`text` without the sentences that state a number the source does not;
+    with how many sentences were removed."""
+    return strip_sentences(text, lambda sentence: bool(unchecked_numbers(sentence, source)))

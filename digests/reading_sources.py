@@ -2,19 +2,22 @@
 that depend on it: the full text when the version's has been read (the
 sections the token budget holds, digests/reading_text.py; for a revision
 the section diff of the two versions, digests/revision_diff.py), its title,
-abstract and comments otherwise; and every number of "results" looked up
-in the text that was sent (digests/numbers.py)."""
+abstract and comments otherwise; and each field of what came back checked
+against the text that was sent (digests/field_checks.py: its numbers occur
+in it, it is in its language)."""
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass, field
 from typing import Any
 
 from django.conf import settings
 
 from digests import fulltext_prompt, llm
+from digests.field_checks import FieldFaults, Sources, field_faults, without_faults
 from digests.models import GuidedReading
-from digests.numbers import source_values, strip_unchecked, unchecked_numbers
+from digests.numbers import source_values
 from digests.providers import registry
 from digests.providers.base import StructuredRequest
 from digests.reading_text import Chosen, select_units, units_of
@@ -32,19 +35,26 @@ class ReadingInput:
     abstracts: list[str]
     is_revision_with_previous: bool
     source: str = Source.ABSTRACT
-    # What the numbers of "results" must occur in: everything the model was sent of this version.
+    # What a field's numbers must occur in: everything the model was sent of this version.
     source_text: str = ""
+    # What "changes" may also state: the previous version's text or the section diff that was sent.
+    previous_text: str = ""
     given: dict[str, Chosen] = field(default_factory=dict)
     origin: str = ""  # of the full text: "html" or "pdf"
     arxiv_id: str = ""
     number: int = 0
+
+    @property
+    def text_hash(self) -> str:
+        """What a reading records of the text it was sent, to tell when a re-read text differs."""
+        return hashlib.sha256(self.request.user.encode("utf-8")).hexdigest()
 
 
 @dataclass(frozen=True)
 class Checked:
     content: dict[str, dict[str, str]]
     citations: dict[str, Any]
-    unchecked: list[str]  # numbers of "results" the source text does not state
+    faults: FieldFaults  # numbers the text sent does not state, fields not in their language
     removed_links: list[str]
     source: str = Source.ABSTRACT
     dropped_citations: int = 0
@@ -89,7 +99,8 @@ def reading_input(version: Version) -> ReadingInput | None:
             model=model, arxiv_id=arxiv_id, number=version.number, current=current, previous=previous
         )
         header = _header(arxiv_id, version.number, current)
-        return ReadingInput(request, abstracts, previous is not None, source_text=header)
+        earlier = _header(arxiv_id, version.number - 1, previous) if previous else ""
+        return ReadingInput(request, abstracts, previous is not None, source_text=header, previous_text=earlier)
     diff = _revision_diff(before, document, version.number)
     user = fulltext_prompt.user_message(
         arxiv_id=arxiv_id, number=version.number, current=current, chosen=chosen, previous=previous, diff=diff
@@ -100,6 +111,7 @@ def reading_input(version: Version) -> ReadingInput | None:
         is_revision_with_previous=bool(diff) or previous is not None,
         source=Source.FULL_TEXT,
         source_text="\n".join([_header(arxiv_id, version.number, current), *(c.text for c in chosen)]),
+        previous_text=diff or (_header(arxiv_id, version.number - 1, previous) if previous else ""),
         given={c.unit.ref: c for c in chosen},
         origin=document.origin,
         arxiv_id=arxiv_id,
@@ -150,19 +162,20 @@ def checked_reading(data: Any, prepared: ReadingInput) -> Checked:
                 if refs and (key != "changes" or content["en"]["changes"])
             },
         }
-    values = source_values(prepared.source_text)
-    unchecked = [n for lang in llm.LANGUAGES for n in unchecked_numbers(content[lang]["results"], values)]
+    faults = field_faults(content, field_sources(prepared))
     source = Source.FULL_TEXT if from_full_text else Source.ABSTRACT
-    return Checked(content, citations, unchecked, removed, source, dropped)
+    return Checked(content, citations, faults, removed, source, dropped)
 
 
-def without_unchecked(checked: Checked, prepared: ReadingInput) -> tuple[dict[str, dict[str, str]], int]:
-    """The content with every sentence of results that states an unchecked
-    number removed; with how many sentences went."""
-    values = source_values(prepared.source_text)
-    content = {lang: dict(fields) for lang, fields in checked.content.items()}
-    removed = 0
-    for lang in llm.LANGUAGES:
-        content[lang]["results"], count = strip_unchecked(content[lang]["results"], values)
-        removed += count
-    return content, removed
+def field_sources(prepared: ReadingInput) -> Sources:
+    """Each field's source values: the text sent of this version, and for
+    "changes" the previous version's text or diff as well."""
+    own = source_values(prepared.source_text)
+    both = own | source_values(prepared.previous_text)
+    return lambda key: both if key == "changes" else own
+
+
+def without_faulty(checked: Checked, prepared: ReadingInput) -> tuple[dict[str, dict[str, str]], int, int]:
+    """The content without the sentences that failed a field's check; with
+    how many went for a number and how many for their language."""
+    return without_faults(checked.content, field_sources(prepared))

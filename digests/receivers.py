@@ -7,7 +7,7 @@ from django.dispatch import receiver
 from digests.services import readings_create_for_versions
 from digests.signals import reading_stored, readings_pending, upgrades_pending
 from digests.tasks import embed_readings, readings_enqueue, upgrade_reading
-from digests.upgrades import readings_upgrade_for_versions, versions_ready
+from digests.upgrades import readings_mark_stale, readings_upgrade_for_versions, versions_ready
 from harvest.signals import full_text_stored, versions_created
 
 
@@ -33,8 +33,11 @@ def on_reading_stored(sender, *, reading_id, **kwargs) -> None:
 @receiver(full_text_stored, dispatch_uid="digests.full_text_stored")
 def on_full_text_stored(sender, *, version_ids, **kwargs) -> None:
     """A version's full text was read: its abstract reading (and that of the
-    revision after it, which waited for it) is written again from it, once."""
-    readings_upgrade_for_versions(version_ids=versions_ready(version_ids))
+    revision after it, which waited for it) is written again from it, once;
+    a full-text reading whose text it changed is marked stale and written again, once."""
+    ready = versions_ready(version_ids)
+    readings_upgrade_for_versions(version_ids=ready)
+    readings_mark_stale(version_ids=ready)
 
 
 @receiver(upgrades_pending, dispatch_uid="digests.upgrades_pending")

@@ -36,7 +36,7 @@ from digests.providers.base import (
     StructuredRequest,
     Transient,
 )
-from digests.reading_sources import Checked, ReadingInput, checked_reading, reading_input, without_unchecked
+from digests.reading_sources import Checked, ReadingInput, checked_reading, reading_input, without_faulty
 from digests.selectors import INVALID_TWICE_PREFIX, current_prompt_version, is_configured, pause_state
 from digests.signals import reading_stored, readings_pending
 from harvest.models import Version
@@ -48,8 +48,8 @@ Status = GuidedReading.Status
 # needs one), the second fails the reading and is reported.
 REPLY_ATTEMPTS = 2
 INVALID_TWICE = INVALID_TWICE_PREFIX
-# The error of a reading whose batch reply stated numbers the source does not: its retry is spent.
-NUMBERS_UNCHECKED = "unchecked numbers"
+# The error of a reading whose batch reply failed a field's check (a number, a language): its retry is spent.
+NUMBERS_UNCHECKED = "unchecked fields"
 
 
 class Outcome(enum.StrEnum):
@@ -238,15 +238,16 @@ class Written:
     content: dict
     checked: Checked
     numbers_removed: int
+    language_removed: int
     reply: Reply
     cost: Decimal
 
 
 def compose_reading(reading: GuidedReading, prepared: ReadingInput, provider: Provider) -> Written:
     """The call and its checks: an invalid reply is tried once more (a repair
-    where the provider needs one); a reading whose results state a number
-    the source does not is tried once more, then kept without those
-    sentences (counted). What was paid for and not kept is counted on the
+    where the provider needs one); a reading with a field
+    that states a number the text sent does not, or is not in its language,
+    is tried once more, then kept without those sentences (counted). What was paid for and not kept is counted on the
     reading. Raises Stop."""
     name = provider.config.name
     repair: Repair | None = None
@@ -272,19 +273,19 @@ def compose_reading(reading: GuidedReading, prepared: ReadingInput, provider: Pr
                 raise Stop(Outcome.FAILED, f"{INVALID_TWICE} from {name}:{prepared.request.model}: {exc}") from exc
             repair = Repair(raw=raw, error=str(exc))
             continue
-        if checked.unchecked and number_retry:
+        if checked.faults and number_retry:
             number_retry = False
-            logger.warning("reading %s: numbers not in the source: %s", reading.pk, checked.unchecked[:10])
+            logger.warning("reading %s: %s", reading.pk, checked.faults.describe())
             reading_add_usage(reading_id=reading.pk, provider=name, model=reply.model, usage=reply, cost=cost)
-            error = f"results states numbers the paper text does not: {', '.join(checked.unchecked[:10])}"
-            repair = Repair(raw=reply.raw, error=error + "; write each number as the paper does, or leave it out")
+            error = f"{checked.faults.describe()}; write each number as the paper does, or leave it out, "
+            repair = Repair(raw=reply.raw, error=error + "and write each field in its language")
             continue
-        content, removed = without_unchecked(checked, prepared) if checked.unchecked else (checked.content, 0)
-        if removed:
-            logger.warning("reading %s: %d results sentence(s) removed: unchecked numbers", reading.pk, removed)
+        content, numbers, language = without_faulty(checked, prepared) if checked.faults else (checked.content, 0, 0)
+        if numbers or language:
+            logger.warning("reading %s: sentence(s) removed: %d numbers, %d language", reading.pk, numbers, language)
         if checked.removed_links:
             logger.warning("reading %s: removed %d link(s) not in the abstract", reading.pk, len(checked.removed_links))
-        return Written(content, checked, removed, reply, cost)
+        return Written(content, checked, numbers, language, reply, cost)
 
 
 def _write_claimed(reading: GuidedReading, prepared: ReadingInput, provider: Provider) -> Outcome:
@@ -297,6 +298,8 @@ def _write_claimed(reading: GuidedReading, prepared: ReadingInput, provider: Pro
         cost=written.cost,
         checked=written.checked,
         numbers_removed=written.numbers_removed,
+        language_removed=written.language_removed,
+        text_hash=prepared.text_hash,
     )
     return Outcome.DONE
 
@@ -312,9 +315,12 @@ def reading_add_usage(*, reading_id: int, provider: str, model: str, usage: Any,
     )
 
 
-def stored_fields(*, content: dict, checked: Checked | None, numbers_removed: int) -> dict[str, Any]:
+def stored_fields(
+    *, content: dict, checked: Checked | None, numbers_removed: int, language_removed: int = 0, text_hash: str = ""
+) -> dict[str, Any]:
     """What a checked reading sets besides its content: its source, its
-    section citations (none for a field left empty) and the count of removed sentences."""
+    section citations (none for a field left empty), the counts of removed
+    sentences and the hash of the text it was sent (no longer stale)."""
     citations = dict(checked.citations) if checked is not None else {}
     if citations:
         citations["fields"] = {k: v for k, v in citations["fields"].items() if content["en"].get(k, "").strip()}
@@ -323,6 +329,9 @@ def stored_fields(*, content: dict, checked: Checked | None, numbers_removed: in
         "source": checked.source if checked is not None else GuidedReading.Source.ABSTRACT,
         "citations": citations,
         "numbers_removed": numbers_removed,
+        "language_removed": language_removed,
+        "text_hash": text_hash,
+        "stale": False,
     }
 
 
@@ -335,11 +344,19 @@ def reading_store(
     cost: Decimal,
     checked: Checked | None = None,
     numbers_removed: int = 0,
+    language_removed: int = 0,
+    text_hash: str = "",
 ) -> bool:
     """Store a validated reading as done (only while this run still holds it)."""
     updated = GuidedReading.objects.filter(pk=reading_id, status=Status.RUNNING).update(
         status=Status.DONE,
-        **stored_fields(content=content, checked=checked, numbers_removed=numbers_removed),
+        **stored_fields(
+            content=content,
+            checked=checked,
+            numbers_removed=numbers_removed,
+            language_removed=language_removed,
+            text_hash=text_hash,
+        ),
         # Written anew (a regeneration): an upgrade asked for the old text has nothing left to do.
         upgrade=GuidedReading.Upgrade.NONE,
         provider=provider,

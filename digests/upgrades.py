@@ -5,8 +5,12 @@ The abstract reading stays on the pages while its upgrade waits and runs:
 the upgrade is claimed on its own column (wanted -> running, one
 conditional UPDATE) and replaces the content only when the new reading has
 passed every check. Paid once: an upgrade that fails (two invalid replies)
-is not tried again, and a full-text reading is never upgraded; one that
-waits for budget or a provider keeps its place for the backlog run.
+is not tried again; one that waits for budget or a provider keeps its place
+for the backlog run.
+
+A full-text reading whose version's text is read again and now differs
+from the text it was sent (its `text_hash`) is marked stale and written
+again the same way, once: a second change only marks it stale.
 """
 
 from __future__ import annotations
@@ -84,6 +88,34 @@ def readings_upgrade_for_versions(*, version_ids: Iterable[int]) -> list[int]:
     return ids
 
 
+@transaction.atomic
+def readings_mark_stale(*, version_ids: Iterable[int]) -> list[int]:
+    """The done full-text readings (current prompt) of these versions whose
+    text to send now differs from the one they were sent: marked stale, and
+    those not re-read before marked for an upgrade and, after commit, queued."""
+    readings = GuidedReading.objects.select_related("version__paper").filter(
+        version_id__in=list(version_ids),
+        prompt_version=current_prompt_version(),
+        status=GuidedReading.Status.DONE,
+        source=GuidedReading.Source.FULL_TEXT,
+        stale=False,
+    )
+    stale = []
+    for reading in readings.exclude(text_hash=""):
+        prepared = reading_input(reading.version)
+        if prepared is None or prepared.text_hash != reading.text_hash:
+            stale.append(reading.pk)
+    if not stale:
+        return []
+    GuidedReading.objects.filter(id__in=stale).update(stale=True)
+    again = GuidedReading.objects.filter(id__in=stale, reread=False, upgrade__in=(Upgrade.NONE, Upgrade.DONE))
+    ids = list(again.values_list("id", flat=True))
+    if ids and is_configured():
+        again.update(upgrade=Upgrade.WANTED)
+        transaction.on_commit(lambda: upgrades_pending.send(sender=GuidedReading, reading_ids=ids))
+    return stale
+
+
 def upgrade_backlog() -> list[int]:
     """Upgrades left running by a vanished worker go back to wanted; the wanted ones."""
     GuidedReading.objects.filter(upgrade=Upgrade.RUNNING, claimed_at__lt=stale_before()).update(
@@ -132,11 +164,18 @@ def reading_upgrade(*, reading_id: int, provider: Provider | None = None) -> Out
         _set(reading_id, Upgrade.WANTED)
         raise
     name, reply = provider.config.name, written.reply
-    fields = stored_fields(content=written.content, checked=written.checked, numbers_removed=written.numbers_removed)
+    fields = stored_fields(
+        content=written.content,
+        checked=written.checked,
+        numbers_removed=written.numbers_removed,
+        language_removed=written.language_removed,
+        text_hash=prepared.text_hash,
+    )
     _set(
         reading_id,
         Upgrade.DONE,
         **fields,
+        reread=reading.reread or reading.source == GuidedReading.Source.FULL_TEXT,
         provider=name,
         model=reply.model,
         currency=registry.provider_config(name).currency,

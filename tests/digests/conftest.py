@@ -3,10 +3,12 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 import pytest
+from celery.signals import after_task_publish
 
 from harvest.models import Version
 from harvest.services import paper_upsert_many
 from harvest.source_records import PaperRecord, VersionRecord
+from papertrail.celery import app
 from tests.digests.ask_library import citing_answer
 from tests.digests.fake_anthropic import FakeAnthropic
 from tests.digests.fake_openai import FakeOpenAI
@@ -107,3 +109,21 @@ def store(*records: PaperRecord) -> list[Version]:
     """Store through the harvest's own upsert service; the new versions."""
     result = paper_upsert_many(records=list(records))
     return list(Version.objects.filter(pk__in=result.created_version_ids).select_related("paper"))
+
+
+@pytest.fixture
+def published():
+    """The upgrade tasks sent to the broker (queue and arguments); the queue emptied afterwards."""
+    sent: list[dict] = []
+
+    def record(sender=None, headers=None, routing_key=None, body=None, **kwargs) -> None:
+        if headers["task"] == "digests.upgrade_reading":
+            sent.append({"queue": routing_key, "args": list(body[0])})
+
+    after_task_publish.connect(record, weak=False)
+    try:
+        yield sent
+    finally:
+        after_task_publish.disconnect(record)
+        with app.connection_for_write() as conn:
+            conn.default_channel.queue_purge("llm")

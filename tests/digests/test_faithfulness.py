@@ -2,10 +2,12 @@
 `manage.py check_readings`) over readings written from every real recorded
 paper (tests/digests/fulltext_papers.py) through each protocol's stand-in:
 a stand-in that states only the numbers of the sections it was sent passes
-on every paper; one that adds a figure outside "results" (where the write-
-time number check does not look) and writes a Chinese field in English is
-caught, and so is a reading kept after its version's text was read again
-without the sections it cites. The table is the one in docs/fulltext.md."""
+on every paper; one that adds a figure outside "results" and writes a
+Chinese field in English is stopped at writing (asked again, then those
+sentences removed and counted); a reading whose text was read again is
+written again once from the new text, and a second change only marks it
+stale, which the check reports with the sections it cites that are gone.
+The table is the one in docs/fulltext.md."""
 
 from __future__ import annotations
 
@@ -22,6 +24,7 @@ from digests.models import GuidedReading
 from digests.numbers import figures
 from digests.reading_text import units_of
 from digests.services import Outcome, reading_write, readings_create_for_versions
+from digests.upgrades import reading_upgrade
 from harvest.fulltext.pdf_parser import parse_pdf
 from harvest.fulltext.services import store_document
 from tests.digests.conftest import make_record, store
@@ -34,7 +37,7 @@ pytestmark = pytest.mark.django_db
 DOCS = Path(__file__).resolve().parents[2] / "docs" / "fulltext.md"
 _BLOCK = re.compile(r"<section>\n<ref>(.*?)</ref>\n<heading>.*?</heading>\n<text>(.*?)</text>", re.S)
 LIAR = "1406.90100"  # P14-1100: its stand-in adds a figure to "method" and writes zh/limitations in English
-REREAD = "2206.10883"  # read again later from its first 3 pages only
+REREAD = "2206.10883"  # read again later from its first 3 pages, then from its first page only
 NAMES = {arxiv_id: name.removesuffix(".gz") for name, (arxiv_id, _n) in PAPERS.items()}
 
 
@@ -86,26 +89,40 @@ def docs_table() -> list[str]:
     return [line for line in text[start:].splitlines()[1:] if line.startswith("|")][: len(PAPERS) + 2]
 
 
-def test_readings_of_every_recorded_paper_are_checked_and_the_unfaithful_ones_named(stand_in, settings):
+def read_again(reading: GuidedReading, *, pages: int, capture) -> None:
+    """The version's text stored again (as a refresh would), with harvest's signal delivered."""
+    document = parse_pdf(fixture_bytes("fulltext/2206.10883v3.pdf"), max_pages=pages, seconds=60)
+    with capture(execute=True):
+        store_document(version=reading.version, document=document)
+
+
+def test_readings_of_every_recorded_paper_are_checked_and_the_unfaithful_ones_named(
+    stand_in, settings, published, django_capture_on_commit_callbacks
+):
     settings.PAPERTRAIL_SUMMARY_FULLTEXT_TOKENS = 6000
     stand_in.reading_for = faithful_reading
     write_fixture_readings()
     reread = GuidedReading.objects.get(version__paper__arxiv_id=REREAD)
-    store_document(
-        version=reread.version, document=parse_pdf(fixture_bytes("fulltext/2206.10883v3.pdf"), max_pages=3, seconds=60)
-    )
+    read_again(reread, pages=3, capture=django_capture_on_commit_callbacks)
+    assert published == [{"queue": "llm", "args": [reread.pk]}]
+    assert reading_upgrade(reading_id=reread.pk) == Outcome.DONE  # written again from the 3 pages
+    read_again(reread, pages=1, capture=django_capture_on_commit_callbacks)
+    assert len(published) == 1  # once: the second change marks it stale only
 
     checks = {c.arxiv_id: c for c in check_readings()}
 
     assert set(checks) == set(NAMES) and all(c.origin for c in checks.values())
     faithful = {a for a, c in checks.items() if c.faithful}
-    assert faithful == set(NAMES) - {LIAR, REREAD}
+    assert faithful == set(NAMES) - {REREAD}
     assert all(checks[a].numbers and checks[a].citations for a in faithful)
     liar = checks[LIAR]
-    assert liar.unfound_numbers == ("zh/method: 4242.5", "en/method: 4242.5")
-    assert liar.wrong_language == ("zh/limitations",) and not liar.missing_sections
-    assert GuidedReading.objects.get(pk=liar.reading_id).numbers_removed == 0  # the write-time check let it pass
-    assert checks[REREAD].missing_sections  # the cited sections past page 3 are gone
+    assert not liar.unfound_numbers and not liar.wrong_language
+    written = GuidedReading.objects.get(pk=liar.reading_id)
+    assert (written.numbers_removed, written.language_removed) == (2, 1)  # stopped at writing, after a retry
+    assert "4242.5" not in str(written.content) and written.content["zh"]["limitations"] == ""
+    reread.refresh_from_db()
+    assert (reread.stale, reread.reread, reread.upgrade) == (True, True, "done")
+    assert checks[REREAD].stale and checks[REREAD].missing_sections  # the cited sections past page 1 are gone
     ordered = [checks[arxiv_id] for arxiv_id, _n in PAPERS.values()]
     assert table(ordered, names=NAMES) == docs_table()
 
@@ -122,8 +139,12 @@ def test_the_command_prints_the_table_and_how_many_readings_are_not_faithful(fak
     call_command("check_readings", stdout=out)
 
     lines = out.getvalue().splitlines()
-    assert lines[2].startswith(f"| {LIAR}v1 | html |") and "zh/method: 4242.5" in lines[2]
-    assert lines[-1] == "1 readings checked, 1 with something not found"
+    assert lines[2] == f"| {LIAR}v1 | html | 3 | 2/2 | 3/3 | 9/9 | — |"  # stopped at writing
+    assert lines[-1] == "1 readings checked, 0 with something not found"
+    GuidedReading.objects.filter(pk=reading_id).update(content={"en": {"method": "It parses 4242.5 sentences."}})
+    out = StringIO()
+    call_command("check_readings", stdout=out)
+    assert "en/method: 4242.5" in out.getvalue() and out.getvalue().endswith("1 with something not found\n")
 
 
 def test_readings_written_from_the_abstract_are_not_checked(fake_anthropic):

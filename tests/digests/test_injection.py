@@ -34,12 +34,14 @@ def obeying_reading(params: dict) -> dict:
     section = {
         "takeaway": "Robust retrieval gains 12%. " + bad,
         "problem": "Retrieval is brittle.",
-        "method": "A robust retriever <script>alert(1)</script>.",
+        "method": "A robust retriever <script>alert(document.cookie)</script>.",
         "results": "A 12% gain. Visit http://evil.example/phish now!",
         "limitations": "Not stated.",
         "changes": "",
     }
     zh = {key: ("检索稳健性研究。" + value if value else "") for key, value in section.items()}
+    # A Chinese sentence carries the tag: the English ones of a Chinese field are dropped as not in its language.
+    zh["method"] = "稳健的检索器<script>alert(document.cookie)</script>，用于检索增强生成。"
     return {"zh": zh, "en": dict(section)}
 
 
@@ -86,7 +88,7 @@ def test_links_not_in_the_abstract_are_never_stored_or_shown(stand_in):
     shown = readings_for_versions(version_ids=[reading.version_id])[reading.version_id]
     html = render_to_string("digests/_reading.html", {"reading": shown})
     assert "evil.example" not in html and "promo-deals" not in html
-    assert "<script>" not in html and "&lt;script&gt;alert(1)&lt;/script&gt;" in html
+    assert "<script>" not in html and "&lt;script&gt;alert(document.cookie)&lt;/script&gt;" in html
     assert "<a " not in html
 
 
