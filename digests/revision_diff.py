@@ -58,8 +58,17 @@ class RevisionDiff:
         return not (self.added or self.removed or self.rewritten or self.edited)
 
 
+# A heading's reference to a section ("Language Modeling (Section 4.3)") or citation ("Altabaa et al. (2024)",
+# "[21]") changes with renumbering or citation style, as in a real revision pair (docs/decisions.md): not keyed.
+_SECTION_REFERENCE = re.compile(
+    r"\(\s*(?:see\s+)?(?:sections?|sec\.|§|appendix)\s*~?[A-Z]?\d+(?:\.\d+)*\s*\)"
+    r"|\(\s*(?:19|20)\d\d[a-z]?\s*\)|\[\d+(?:\s*[,\u2013-]\s*\d+)*\]",
+    re.I,
+)
+
+
 def _key(heading: str) -> str:
-    return " ".join(_WORD.findall(heading.lower()))
+    return " ".join(_WORD.findall(_SECTION_REFERENCE.sub(" ", heading).lower()))
 
 
 def _words(text: str) -> list[str]:

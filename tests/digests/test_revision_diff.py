@@ -99,6 +99,32 @@ def test_added_removed_rewritten_sections_and_changed_numbers_are_found_despite_
     assert diff.unchanged == 55 - 1 - 2  # all but the removed, the rewritten and the edited (5.2 moved unchanged)
 
 
+def test_a_heading_naming_a_renumbered_section_still_pairs():
+    """As in 2405.16727's appendix from v1 to v2: "Language Modeling (Section 4.3)" became "(Section 4.4)"."""
+    old, new = changed_number()
+
+    def named(reference: str, *, restated: bool) -> Document:
+        sections = []
+        for section in v1().sections:
+            if section.anchor == "S5.SS2":
+                text = (p.text.replace(old, new, 1) if restated else p.text for p in section.paragraphs)
+                paragraphs = tuple(
+                    Paragraph(t, p.anchor, p.kind) for t, p in zip(text, section.paragraphs, strict=True)
+                )
+                section = dataclasses.replace(
+                    section, heading=f"{section.heading} ({reference})", paragraphs=paragraphs
+                )
+            sections.append(section)
+        return dataclasses.replace(v1(), sections=tuple(sections))
+
+    for before, after in (("Section 4.3", "Section 4.4"), ("Altabaa et al. (2024)", "Altabaa et al. [21]")):
+        diff = section_diff(named(before, restated=False), named(after, restated=True))
+
+        assert not (diff.added or diff.removed or diff.rewritten)  # the same section, edited: not renamed
+        (edited,) = diff.edited
+        assert edited.heading.endswith(f"({after})") and edited.numbers_added == (new,)
+
+
 def test_the_diff_reads_as_lines_for_the_prompt():
     old, new = changed_number()
     text = diff_text(section_diff(v1(), v2()), previous=1, current=2)
