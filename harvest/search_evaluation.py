@@ -61,17 +61,13 @@ class Collection:
     unanswered: list[Need] = field(default_factory=list)
 
     @classmethod
-    def load(cls, directory: Path | None = None, *, grown: bool = False) -> Collection:
-        """`grown`: with the twenty needs written Chinese first (n45 to n64), which
-        the search's evaluation reads; the recommendations', topic follows' and
-        ask's evaluations were measured on the first 44 and read those until
-        they are measured again."""
+    def load(cls, directory: Path | None = None) -> Collection:
+        """Every need: the first 44 (n01 to n44) and the twenty written Chinese
+        first (n45 to n64), which every evaluation reads."""
         directory = directory or collection_dir()
         with (directory / "papers.jsonl").open(encoding="utf-8") as lines:
             papers = [json.loads(line) for line in lines if line.strip()]
-        needs = _needs(directory / "needs.json")
-        if grown:
-            needs += _needs(directory / "needs_zh_first.json")
+        needs = _needs(directory / "needs.json") + _needs(directory / "needs_zh_first.json")
         return cls(papers, needs, _needs(directory / "unanswered_needs.json"))
 
 
@@ -179,7 +175,7 @@ def evaluate(
     large library searches them) and the whole library searched through it,
     instead of the collection's float vectors scored exactly; the library
     must then hold the collection alone."""
-    collection = collection or Collection.load(grown=True)
+    collection = collection or Collection.load()
     encoder = encoder or get_encoder()
     vectors = passage_vectors(collection, encoder, progress=progress)
     report = Report()

@@ -4,7 +4,8 @@ each need becomes topic follows, one a query of the collection (a
 description, English or Chinese, in each of the three styles) and one of
 three example papers (the first three judged squarely relevant); the papers
 a follow would match in the collection are compared with the judgements:
-precision, recall and F1, averaged over the needs, at several thresholds."""
+precision, recall and F1, averaged over the needs (F1 with its standard
+error across them), at several thresholds."""
 
 from __future__ import annotations
 
@@ -36,26 +37,52 @@ class TopicReport:
         recall = hits / len(relevant) if relevant else 0.0
         self.rows[(kind, threshold)].append((precision, recall, len(matched)))
 
+    def f1s(self, kind: str, threshold: float) -> list[float]:
+        """Each need's F1 (0 where nothing relevant was matched)."""
+        return [2 * p * r / (p + r) if p + r else 0.0 for p, r, _ in self.rows[(kind, threshold)]]
+
     def means(self, kind: str, threshold: float) -> tuple[float, float, float, float]:
         rows = self.rows[(kind, threshold)]
         precision = sum(row[0] for row in rows) / len(rows)
         recall = sum(row[1] for row in rows) / len(rows)
-        f1 = sum(2 * p * r / (p + r) if p + r else 0.0 for p, r, _ in rows) / len(rows)
-        return precision, recall, f1, sum(row[2] for row in rows) / len(rows)
+        return precision, recall, _mean(self.f1s(kind, threshold)), sum(row[2] for row in rows) / len(rows)
+
+    def best(self, kind: str) -> tuple[float, float, float]:
+        """The threshold of the best mean F1, and its gain over the default
+        ± the standard error of the per-need differences (the same needs)."""
+        best = max(THRESHOLDS, key=lambda threshold: _mean(self.f1s(kind, threshold)))
+        gains = np.subtract(self.f1s(kind, best), self.f1s(kind, DEFAULT_THRESHOLD))
+        return best, float(gains.mean()), _standard_error(gains)
 
     def table(self) -> str:
         lines = [
-            "| topic given as | threshold | precision | recall | F1 | papers matched a need |",
-            "| --- | ---: | ---: | ---: | ---: | ---: |",
+            "| topic given as | threshold | precision | recall | F1 ± SE | papers matched a need | needs |",
+            "| --- | ---: | ---: | ---: | ---: | ---: | ---: |",
         ]
-        for kind in dict.fromkeys(key[0] for key in self.rows):
+        kinds = list(dict.fromkeys(key[0] for key in self.rows))
+        for kind in kinds:
             for threshold in THRESHOLDS:
                 precision, recall, f1, matched = self.means(kind, threshold)
+                spread = _standard_error(self.f1s(kind, threshold))
                 mark = "**" if threshold == DEFAULT_THRESHOLD else ""
                 lines.append(
-                    f"| {kind} | {mark}{threshold}{mark} | {precision:.2f} | {recall:.2f} | {f1:.2f} | {matched:.1f} |"
+                    f"| {kind} | {mark}{threshold}{mark} | {precision:.2f} | {recall:.2f} | {f1:.2f} ± {spread:.2f} "
+                    f"| {matched:.1f} | {len(self.rows[(kind, threshold)])} |"
                 )
+        lines += ["", f"| topic given as | best threshold | F1 gain over {DEFAULT_THRESHOLD} ± SE |"]
+        lines.append("| --- | ---: | ---: |")
+        for kind in kinds:
+            best, gain, spread = self.best(kind)
+            lines.append(f"| {kind} | {best} | {gain:+.3f} ± {spread:.3f} |")
         return "\n".join(lines)
+
+
+def _mean(values) -> float:
+    return float(np.mean(values)) if len(values) else 0.0
+
+
+def _standard_error(values) -> float:
+    return float(np.std(values, ddof=1) / np.sqrt(len(values))) if len(values) > 1 else 0.0
 
 
 def evaluate_topics(

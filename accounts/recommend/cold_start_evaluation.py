@@ -22,7 +22,16 @@ from accounts.recommend.estimators import (
     mixed,
     query_model,
 )
-from accounts.recommend.evaluation import METRICS, Report, Researcher, eligible, metrics, ranked, researchers
+from accounts.recommend.evaluation import (
+    METRICS,
+    Report,
+    Researcher,
+    eligible,
+    metrics,
+    ranked,
+    researchers,
+    standard_error,
+)
 from accounts.recommend.evaluation_data import EvaluationData
 from accounts.recommend.evaluation_methods import embedding_model
 from accounts.recommend.features import PaperText, vectorize
@@ -39,9 +48,11 @@ def descriptions(collection: Collection) -> dict[str, dict[tuple[str, str], str]
     }
 
 
-def description_alone(data: EvaluationData, texts: dict, embed: Callable[[str], np.ndarray]) -> dict[str, dict]:
-    """Per description form: mean metrics over the eligible topics of the
-    description's query model ranking the whole collection."""
+def description_alone(
+    data: EvaluationData, texts: dict, embed: Callable[[str], np.ndarray]
+) -> dict[str, dict[str, list[float]]]:
+    """Per description form: each eligible topic's metrics (in topic order)
+    of the description's query model ranking the whole collection."""
     rng = np.random.default_rng(28)
     everything = np.arange(len(data.papers))
     background = data.embeddings[rng.choice(everything, size=min(1000, len(everything)), replace=False)]
@@ -55,7 +66,7 @@ def description_alone(data: EvaluationData, texts: dict, embed: Callable[[str], 
             order = list(everything[np.argsort(-model.score(data.embeddings), kind="stable")])
             for metric, value in metrics(order, topic.relevant).items():
                 values[metric].append(value)
-        found[f"description alone ({language}, {style})"] = {m: float(np.mean(v)) for m, v in values.items()}
+        found[f"description alone ({language}, {style})"] = values
     return found
 
 
@@ -109,7 +120,10 @@ def cold_start_table(alone: dict[str, dict], beside: Report, topics: Sequence[st
         "| description | " + " | ".join(METRICS) + " |",
         "| --- | " + " | ".join("---:" for _ in METRICS) + " |",
     ]
-    lines += [f"| {name} | " + " | ".join(f"{row[m]:.3f}" for m in METRICS) + " |" for name, row in alone.items()]
+    lines += [
+        f"| {name} | " + " | ".join(f"{np.mean(row[m]):.3f} ± {standard_error(row[m]):.3f}" for m in METRICS) + " |"
+        for name, row in alone.items()
+    ]
     lines += [
         "",
         "A description beside three saves and thumbs (the main evaluation's researchers)",
@@ -118,5 +132,6 @@ def cold_start_table(alone: dict[str, dict], beside: Report, topics: Sequence[st
         "| --- | " + " | ".join("---:" for _ in METRICS) + " |",
     ]
     for name in beside.scores:
-        lines.append(f"| {name} | " + " | ".join(f"{beside.mean(name, m, topics):.3f}" for m in METRICS) + " |")
+        cells = [f"{beside.mean(name, m, topics):.3f} ± {beside.standard_error(name, m, topics):.3f}" for m in METRICS]
+        lines.append(f"| {name} | " + " | ".join(cells) + " |")
     return "\n".join(lines)

@@ -169,10 +169,24 @@ class AskReport:
     latencies_ms: list[float] = field(default_factory=list)
     delay_ms: float = FAKE_DELAY_SECONDS * 1000
     passages: PassagePrecision = field(default_factory=PassagePrecision)
+    needs: list[str] = field(default_factory=list)  # in the order of the lists above
 
     @staticmethod
     def _mean(values: list[float]) -> float:
         return sum(values) / len(values) if values else 0.0
+
+    def recall_by_need(self, language: str, style: str | None = None) -> list[float]:
+        """Each need's recall@K, its three styles averaged when `style` is None,
+        so that a spread is across needs, not across correlated queries."""
+        if style is not None:
+            return list(self.recall[(language, style)])
+        per_style = [self.recall[(language, s)] for s in STYLES]
+        return [sum(values) / len(values) for values in zip(*per_style, strict=True)]
+
+    def recall_spread(self, language: str, style: str | None = None) -> str:
+        values = self.recall_by_need(language, style)
+        spread = float(np.std(values, ddof=1) / np.sqrt(len(values))) if len(values) > 1 else 0.0
+        return f"{self._mean(values):.2f} ± {spread:.2f}"
 
     def _cell(self, language: str, style: str | None) -> str:
         def pick(table):
@@ -192,6 +206,23 @@ class AskReport:
         for language in LANGUAGES:
             cells = [self._cell(language, style) for style in STYLES]
             lines.append(f"| {language} | {' | '.join(cells)} | **{self._cell(language, None)}** |")
+        lines += [
+            "",
+            f"recall@{k} ± its standard error across needs ({len(self.needs)} needs):",
+            "",
+            "| language | keywords | question | paraphrase | all |",
+            "| --- | ---: | ---: | ---: | ---: |",
+        ]
+        for language in LANGUAGES:
+            cells = [self.recall_spread(language, style) for style in (*STYLES, None)]
+            lines.append(f"| {language} | {' | '.join(cells)} |")
+        for language in LANGUAGES:
+            below = [
+                f"{need} {value:.2f}"
+                for need, value in zip(self.needs, self.recall_by_need(language), strict=True)
+                if value < 0.5
+            ]
+            lines.append(f"{language}, needs with less than half in the context: {', '.join(below) or 'none'}")
         validity = self.valid_citations / self.shown_citations if self.shown_citations else 0.0
         ordered = sorted(self.latencies_ms)
 
@@ -238,6 +269,7 @@ def evaluate_ask(
         papers = Paper.objects.filter(pk__in=list(ids.values()))
         for need in collection.needs:
             relevant = set(need.relevant)
+            report.needs.append(need.id)
             for language in LANGUAGES:
                 for style in STYLES:
                     found = retrieve(

@@ -43,8 +43,8 @@ def test_a_question_or_a_description_does_not(query):
 
 def test_the_rule_agrees_with_the_collections_styles():
     """Fitted on the collection: its keyword queries read as terms, its
-    questions and paraphrases never do (8 of 88 keyword queries are long or
-    grammatical enough to read as a description)."""
+    questions and paraphrases never do (at most 8 of the 128 keyword queries,
+    long or grammatical, may read as a description; 2 do on the 64 needs)."""
     needs = Collection.load().needs
     agree = {style: 0 for style in STYLES}
     for need in needs:

@@ -24,7 +24,7 @@ pytestmark = pytest.mark.django_db
 @pytest.fixture
 def collection(settings, tmp_path):
     settings.VAR_DIR = tmp_path
-    loaded = Collection.load(grown=True)
+    loaded = Collection.load()
     encoder = get_encoder()
     with collection_in_library(loaded, passage_vectors(loaded, encoder), encoder) as ids:
         yield loaded, ids

@@ -29,7 +29,7 @@ GROWN_ENGLISH_MEASURED = 0.72
 
 def test_the_default_mode_meets_its_targets(settings, tmp_path):
     settings.VAR_DIR = tmp_path
-    report = evaluate(Collection.load(grown=True), modes=(HYBRID,))
+    report = evaluate(Collection.load(), modes=(HYBRID,))
     assert report.mean("ndcg", HYBRID, "zh") >= TARGETS["zh"]
     for language in TARGETS:
         assert report.mean("ndcg", HYBRID, language, "paraphrase") >= PARAPHRASE_TARGET, language

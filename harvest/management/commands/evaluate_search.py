@@ -37,7 +37,7 @@ class Command(BaseCommand):
         )
 
     def handle(self, *args, modes: str, methods: bool, floor: bool, index: bool, **options) -> None:
-        collection = Collection.load(grown=True)
+        collection = Collection.load()
         self.stderr.write(f"{len(collection.papers)} papers, {len(collection.needs)} needs, 6 queries each")
         if floor:
             self.stdout.write(floor_separation(collection, get_encoder(), FLOORS))

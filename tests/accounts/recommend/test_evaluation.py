@@ -76,14 +76,16 @@ def test_papers_are_dated_by_their_arxiv_ids():
 def test_the_collection_loads_with_its_cached_vectors(data):
     assert len(data.papers) == 1581 and data.embeddings.shape == (1581, get_encoder().dimension)
     assert np.allclose(np.linalg.norm(data.embeddings, axis=1), 1, atol=0.01)
-    assert len(data.topics) == 44
-    assert len([t for t in data.topics if eligible(t)]) == 34
+    assert len(data.topics) == 64
+    assert len([t for t in data.topics if eligible(t)]) == 47
+    # The constants were chosen on 17 of the first 44 needs; every other eligible topic is held out.
+    assert len(tuning_topics(data)) == 17 and len(held_out_topics(data)) == 30
     assert not set(tuning_topics(data)) & set(held_out_topics(data))
 
 
 def test_a_simulated_researcher_saves_rates_and_is_asked_for_the_rest_of_the_topic(data):
     people = researchers(data, draws=3)
-    assert len(people) == 34 * 3
+    assert len(people) == 47 * 3
     topics = {topic.id: topic for topic in data.topics}
     for person in people:
         topic = topics[person.topic]
@@ -127,10 +129,10 @@ def test_the_command_prints_a_table_for_the_tuning_the_held_out_and_all_topics()
     out = StringIO()
     call_command("recommend", "--evaluate", "--draws", "1", stdout=out)
     text = out.getvalue()
-    assert text.startswith("34 simulated researchers (34 topics, 1 draws each) over 1581 real papers.")
-    for heading in ("tuned on (17 topics)", "held out (17 topics)", "all (34 topics)"):
+    assert text.startswith("47 simulated researchers (47 topics, 1 draws each) over 1581 real papers.")
+    for heading in ("tuned on (17 topics)", "held out (30 topics)", "all (47 topics)"):
         assert heading in text
-    assert text.count(f"| {CHOSEN} |") == 3 and text.count("| *ceiling* | 0.") == 3
+    assert text.count(f"| {CHOSEN} | 0.") == 3 and text.count("| *ceiling* | 0.") == 3 and " ± 0.0" in text
     assert "Cold start from picks" in text and text.count(f"| {CHOSEN}: picks as thumbs up |") == 4
 
 
@@ -143,8 +145,8 @@ def test_a_description_seeds_a_usable_ranking_and_helps_beside_saves(data):
     texts = descriptions(Collection.load())
     alone = description_alone(data, texts, query_vector)
     # Far above random (about 0.002 here) in both languages, as the search is.
-    assert alone["description alone (en, question)"]["precision@10"] >= 0.35
-    assert alone["description alone (zh, question)"]["precision@10"] >= 0.25
+    assert np.mean(alone["description alone (en, question)"]["precision@10"]) >= 0.35
+    assert np.mean(alone["description alone (zh, question)"]["precision@10"]) >= 0.25
     beside = saves_with_description(data, texts, query_vector, draws=3, topics=None)
     names = list(beside.scores)
     for metric in ("recall@10", "nDCG@10"):
