@@ -33,7 +33,7 @@ from accounts.recommend.evaluation import (
     standard_error,
 )
 from accounts.recommend.evaluation_data import EvaluationData
-from accounts.recommend.evaluation_methods import embedding_model
+from accounts.recommend.evaluation_methods import CHOSEN, METHODS, embedding_model
 from accounts.recommend.features import PaperText, vectorize
 from accounts.recommend.training import DESCRIPTION_SHARE, DESCRIPTION_WEIGHT
 from harvest.search_evaluation import Collection
@@ -49,10 +49,11 @@ def descriptions(collection: Collection) -> dict[str, dict[tuple[str, str], str]
 
 
 def description_alone(
-    data: EvaluationData, texts: dict, embed: Callable[[str], np.ndarray]
+    data: EvaluationData, texts: dict, embed: Callable[[str], np.ndarray], *, topics: Sequence[str] | None = None
 ) -> dict[str, dict[str, list[float]]]:
-    """Per description form: each eligible topic's metrics (in topic order)
-    of the description's query model ranking the whole collection."""
+    """Per description form: each eligible topic's metrics (in topic order; of
+    `topics` only when given) of the description's query model ranking the
+    whole collection."""
     rng = np.random.default_rng(28)
     everything = np.arange(len(data.papers))
     background = data.embeddings[rng.choice(everything, size=min(1000, len(everything)), replace=False)]
@@ -60,7 +61,7 @@ def description_alone(
     for language, style in DESCRIPTIONS:
         values: dict[str, list[float]] = {metric: [] for metric in METRICS}
         for topic in data.topics:
-            if not eligible(topic):
+            if not eligible(topic) or (topics is not None and topic.id not in topics):
                 continue
             model = query_model(embed(texts[topic.id][(language, style)]), background)
             order = list(everything[np.argsort(-model.score(data.embeddings), kind="stable")])
@@ -70,20 +71,14 @@ def description_alone(
     return found
 
 
-def _with_description(
-    data: EvaluationData, person: Researcher, description: np.ndarray | None, text: str
-) -> np.ndarray:
+def _with_description(data: EvaluationData, person: Researcher, description: np.ndarray, text: str) -> np.ndarray:
     """The live method's scores of the candidates, the description beside the saves as training.py puts it."""
     vectors = data.embeddings
     background = vectors[person.background]
-    model = embedding_model(data, person)
-    if description is not None:
-        model = mixed(model, query_model(description, background), share=DESCRIPTION_SHARE)
+    model = mixed(embedding_model(data, person), query_model(description, background), share=DESCRIPTION_SHARE)
     features = data.features
-    positives, weights = features[person.positives], np.ones(len(person.positives))
-    if text:
-        positives = sparse.vstack([positives, vectorize([PaperText(-1, "", text)])]).tocsr()
-        weights = np.r_[weights, DESCRIPTION_WEIGHT]
+    positives = sparse.vstack([features[person.positives], vectorize([PaperText(-1, "", text)])]).tocsr()
+    weights = np.r_[np.ones(len(person.positives)), DESCRIPTION_WEIGHT]
     text_model = fit_text_model(positives, weights, features[person.disliked], features[person.text_background])
     text_scores = in_background_units(
         text_model.score(features[person.candidates]), text_model.score(features[person.text_background])
@@ -92,9 +87,17 @@ def _with_description(
 
 
 def saves_with_description(
-    data: EvaluationData, texts: dict, embed: Callable[[str], np.ndarray], *, draws: int, topics: Sequence[str] | None
+    data: EvaluationData,
+    texts: dict,
+    embed: Callable[[str], np.ndarray],
+    *,
+    draws: int,
+    topics: Sequence[str] | None,
+    people: list[Researcher] | None = None,
 ) -> Report:
-    people = researchers(data, draws=draws, topics=topics)
+    """`people`: the main evaluation's researchers when it has run (their fitted
+    models are reused), else drawn here."""
+    people = people if people is not None else researchers(data, draws=draws, topics=topics)
     report = Report(len(data.papers), people)
     variants = {
         "three saves and thumbs (the main evaluation)": None,
@@ -105,8 +108,11 @@ def saves_with_description(
         for name, form in variants.items():
             values: dict[str, list[float]] = {metric: [] for metric in METRICS}
             for person in people:
-                text = texts[person.topic][form] if form else ""
-                scores = _with_description(data, person, embed(text) if text else None, text)
+                if form is None:
+                    scores = METHODS[CHOSEN](data, person)  # the same models as below without a description
+                else:
+                    text = texts[person.topic][form]
+                    scores = _with_description(data, person, embed(text), text)
                 for metric, value in metrics(ranked(scores, person), person.held_back).items():
                     values[metric].append(value)
             report.scores[name] = values

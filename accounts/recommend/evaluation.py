@@ -184,9 +184,15 @@ def held_out_topics(data: EvaluationData) -> list[str]:
 
 
 def evaluate(
-    data: EvaluationData, methods: dict[str, Method], *, draws: int = DRAWS, topics: Sequence[str] | None = None
+    data: EvaluationData,
+    methods: dict[str, Method],
+    *,
+    draws: int = DRAWS,
+    topics: Sequence[str] | None = None,
+    people: list[Researcher] | None = None,
 ) -> Report:
-    people = researchers(data, draws=draws, topics=topics)
+    """`people`: researchers drawn before (their fitted models are reused), else drawn here."""
+    people = people if people is not None else researchers(data, draws=draws, topics=topics)
     report = Report(len(data.papers), people)
     # Thousands of small solves and products: BLAS threads only contend
     # (eight times slower on two busy cores).

@@ -45,14 +45,16 @@ def followed_categories(data: EvaluationData, topic: Topic) -> list[str]:
     return [code for code, _count in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))[:FOLLOWED]]
 
 
-def picking_researchers(data: EvaluationData, *, picks: int, draws: int) -> tuple[list[Researcher], list[Researcher]]:
-    """Per eligible topic (evaluation.eligible: the main evaluation's 34) with
+def picking_researchers(
+    data: EvaluationData, *, picks: int, draws: int, topics: Sequence[str] | None = None
+) -> tuple[list[Researcher], list[Researcher]]:
+    """Per eligible topic (evaluation.eligible: the main evaluation's; or those of `topics`) with
     more than `picks` relevant papers, `draws` researchers
     who picked `picks` of them from a page: as trained live, and with the
     page's other papers as negatives (the same picks, candidates and background)."""
     live, negative = [], []
     for topic in data.topics:
-        if not eligible(topic) or len(topic.relevant) <= picks:
+        if not eligible(topic) or len(topic.relevant) <= picks or (topics is not None and topic.id not in topics):
             continue
         # A topic whose papers list no category (Hugging Face's) is offered
         # computer science as a whole, as a researcher without categories is live.
@@ -81,13 +83,15 @@ def picking_researchers(data: EvaluationData, *, picks: int, draws: int) -> tupl
     return live, negative
 
 
-def evaluate_picks(data: EvaluationData, *, draws: int, picks: Sequence[int] = PICKS) -> dict[int, Report]:
+def evaluate_picks(
+    data: EvaluationData, *, draws: int, picks: Sequence[int] = PICKS, topics: Sequence[str] | None = None
+) -> dict[int, Report]:
     """One report per number of picks: each method, and the chosen method
     with the unpicked papers as negatives."""
     reports: dict[int, Report] = {}
     with threadpool_limits(limits=1):
         for k in picks:
-            live, negative = picking_researchers(data, picks=k, draws=draws)
+            live, negative = picking_researchers(data, picks=k, draws=draws, topics=topics)
             report = Report(len(data.papers), live)
             variants = [(name, method, live) for name, method in PICK_METHODS.items()]
             variants.insert(1, (UNPICKED_AS_NEGATIVES, METHODS[CHOSEN], negative))

@@ -1,4 +1,4 @@
-"""`python manage.py recommend [--user NAME] [--evaluate [--draws N]]`: retrain
+"""`python manage.py recommend [--user NAME] [--evaluate [--draws N] [--topics n01,n45]]`: retrain
 and rescore by hand (one user, or every user with enough saves), or print the
 offline evaluation tables (docs/recommendations.md)."""
 
@@ -15,7 +15,7 @@ from accounts.recommend.cold_start_evaluation import (
     descriptions,
     saves_with_description,
 )
-from accounts.recommend.evaluation import DRAWS, held_out_topics, table, tuning_topics
+from accounts.recommend.evaluation import DRAWS, eligible, held_out_topics, table, tuning_topics
 from accounts.recommend.evaluation import evaluate as run_evaluation
 from accounts.recommend.evaluation_data import load_evaluation_data
 from accounts.recommend.evaluation_methods import METHODS
@@ -35,13 +35,17 @@ class Command(BaseCommand):
         parser.add_argument("--user", help="a username: only this user")
         parser.add_argument("--evaluate", action="store_true", help="print the offline evaluation tables instead")
         parser.add_argument("--draws", type=int, default=DRAWS, help="simulated researchers per topic (--evaluate)")
+        parser.add_argument("--topics", help="comma-separated need ids, e.g. n01,n45: only these topics (--evaluate)")
 
-    def handle(self, *args, user: str | None, evaluate: bool, draws: int, **options) -> None:
+    def handle(self, *args, user: str | None, evaluate: bool, draws: int, topics: str | None, **options) -> None:
         if evaluate:
             if draws < 1:
                 raise CommandError("--draws: at least 1")
             data = load_evaluation_data()
-            report = run_evaluation(data, METHODS, draws=draws)
+            chosen = None if topics is None else [topic.strip() for topic in topics.split(",") if topic.strip()]
+            if chosen is not None and not {topic.id for topic in data.topics if eligible(topic)} & set(chosen):
+                raise CommandError("--topics: no topic of the evaluation among them")
+            report = run_evaluation(data, METHODS, draws=draws, topics=chosen)
             splits = {"tuned on": tuning_topics(data), "held out": held_out_topics(data), "all": None}
             self.stdout.write(table(report, splits=splits))
             texts = descriptions(Collection.load())
@@ -52,10 +56,10 @@ class Command(BaseCommand):
                     embedded[text] = query_vector(text)
                 return embedded[text]
 
-            alone = description_alone(data, texts, embed)
-            beside = saves_with_description(data, texts, embed, draws=draws, topics=None)
+            alone = description_alone(data, texts, embed, topics=chosen)
+            beside = saves_with_description(data, texts, embed, draws=draws, topics=chosen)
             self.stdout.write("\n" + cold_start_table(alone, beside))
-            self.stdout.write("\n" + picks_table(evaluate_picks(data, draws=draws)))
+            self.stdout.write("\n" + picks_table(evaluate_picks(data, draws=draws, topics=chosen)))
             return
         if user is not None:
             found = User.objects.filter(username=user).first()
