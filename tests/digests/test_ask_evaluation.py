@@ -13,7 +13,7 @@ from digests.ask.evaluation import FAKE_DELAY_SECONDS, evaluate_ask
 from digests.ask.passage_evaluation import fixture_questions, key_terms, supported
 from harvest.fulltext import chunks
 from harvest.models import Paper
-from harvest.search_evaluation import Collection
+from harvest.search_evaluation import STYLES, Collection
 from tests.digests.ask_library import collection_vectors
 from tests.harvest.fulltext_passages import ARXIV_ID, TEST_PAPER_WORDS
 
@@ -46,6 +46,11 @@ def test_the_measure_reports_context_quality_valid_citations_and_latency(small_c
     table = report.table()
     assert "precision@5 / recall@5 / hit@5" in table and "(100%)" in table and "p95" in table
     assert "passage-level" not in table  # no full text in this library
+    # The spread is across needs: a need's three styles are averaged first.
+    assert report.needs == ["n03", "n19"] and "recall@5 ± its standard error across needs (2 needs)" in table
+    by_need = report.recall_by_need("zh")
+    assert len(by_need) == 2 and by_need[0] == pytest.approx(sum(report.recall[("zh", s)][0] for s in STYLES) / 3)
+    assert report.recall_spread("zh").startswith(f"{sum(by_need) / 2:.2f} ± ")
 
 
 def test_passage_level_precision_on_the_recorded_full_texts(monkeypatch, settings, tmp_path):
