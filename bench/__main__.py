@@ -35,6 +35,8 @@ BENCHMARKS: dict[str, tuple[bool, dict[str, str]]] = {
     "channels": (False, {}),
     # A Celery worker on a scratch folder; no database.
     "broker": (False, {}),
+    # all-mpnet-base-v2 as int8 ONNX; `quality` stores the collection in DATABASE_URL's library, rolled back.
+    "mpnet": (False, {}),
 }
 
 

@@ -78,10 +78,10 @@ def machine(index_factory, queries: tuple[str, ...], *, workers: int, preload: b
     the sum of their and the parent's anonymous PSS, less the same processes'
     before any search part was loaded, plus the mapped files once."""
     connections.close_all()  # each child opens its own; a shared socket would mix their statements
-    baseline = _forked(lambda: None, workers)
+    baseline = forked(lambda: None, workers)
     if preload:
         load_for_queries()  # what papertrail/wsgi.py does before gunicorn forks
-    loaded = _forked(lambda: search_as_a_worker(index_factory(), queries), workers)
+    loaded = forked(lambda: search_as_a_worker(index_factory(), queries), workers)
     model_file_mib = E5_SMALL_Q4.location().stat().st_size / 2**20
     added_anon = loaded["pss_anon_total"] - baseline["pss_anon_total"]
     return {
@@ -95,7 +95,7 @@ def machine(index_factory, queries: tuple[str, ...], *, workers: int, preload: b
     }
 
 
-def _forked(work, workers: int) -> dict:
+def forked(work, workers: int) -> dict:
     """Fork the workers, let each do `work`, and read every process's
     memory while all of them are alive (PSS splits a page among its mappers)."""
     children = []
