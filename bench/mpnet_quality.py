@@ -62,6 +62,7 @@ def methods(vectors: dict[str, np.ndarray], queries: dict[str, np.ndarray]) -> d
     as_built = dense(joined, np.hstack([queries["e5"], queries["minilm"]]) / math.sqrt(2))
     e5, minilm, mpnet = (dense(vectors[name], queries[name]) for name in ("e5", "minilm", "mpnet"))
     e5_mpnet = np.hstack([vectors["e5"], vectors["mpnet"]]) / math.sqrt(2)
+    minilm_mpnet = np.hstack([vectors["minilm"], vectors["mpnet"]]) / math.sqrt(2)
     all_three = np.hstack([vectors["e5"], vectors["minilm"], vectors["mpnet"]]) / math.sqrt(3)
     return {
         AS_BUILT: as_built,
@@ -73,6 +74,9 @@ def methods(vectors: dict[str, np.ndarray], queries: dict[str, np.ndarray]) -> d
             e5_mpnet, np.hstack([queries["e5"], queries["mpnet"]]) / math.sqrt(2)
         ),
         "MiniLM + mpnet, z": z(minilm) + z(mpnet),
+        "MiniLM + mpnet, mean of cosines": dense(
+            minilm_mpnet, np.hstack([queries["minilm"], queries["mpnet"]]) / math.sqrt(2)
+        ),
         "e5 + MiniLM + mpnet, z": z(e5) + z(minilm) + z(mpnet),
         "e5 + MiniLM + mpnet, mean of cosines": dense(
             all_three, np.hstack([queries["e5"], queries["minilm"], queries["mpnet"]]) / math.sqrt(3)
