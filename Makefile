@@ -40,10 +40,9 @@ browser-deps:
 		echo "installing Debian's chromium for the browser tests"; \
 		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium fonts-noto-cjk >/dev/null; }
 
-# The calendar runs first, so that the whole suite's summary is the last line.
+# The suite on every core, beside the calendar runs and `make run`'s own check (bin/run-tests).
 test: $(DEV_STAMP) browser-deps
-	$(MAKE) --no-print-directory test-calendar
-	source bin/test-services && $(TEST_ENV) $(PY) -m pytest $(PYTEST_ARGS)
+	source bin/test-services && $(TEST_ENV) bin/run-tests $(PYTEST_ARGS)
 
 # The `calendar` tests (tests/clock.py) at instants where dates go wrong, each
 # test starting at the instant, Beijing time: a Saturday and a Sunday (no

@@ -3,10 +3,12 @@ environment of ours, real ports, stopped with Ctrl-C (SIGINT to its process
 group, as a terminal sends it).
 
 A pytest plugin as well: when the session holds a test marked `front_door`,
-the copy's `make run` starts as soon as collection ends, so that it lives for
-the whole session (minutes, past its first embedding) while the other tests
-run, and the marked test, ordered last, checks it then. Its processes are idle
-once the first embedding is done, so this costs the suite little time."""
+the copy's `make run` starts as soon as collection ends, and the marked test,
+ordered last, checks it once it has lived minutes, past its first embedding.
+`make test` gives that test a session of its own beside the rest of the suite
+(bin/run-tests), so that its minutes of waiting overlap the suite's. Its
+processes are idle once the first embedding is done, so this costs the suite
+little time."""
 
 from __future__ import annotations
 

@@ -5,6 +5,9 @@ suite on the real PostgreSQL and Redis servers.
 """
 
 import os
+from pathlib import Path
+
+from papertrail.settings.test_workers import worker_environment
 
 os.environ.setdefault("DJANGO_SECRET_KEY", "test-only-secret-key-not-for-production")
 os.environ.setdefault("ARXIV_REQUEST_DELAY", "0")
@@ -14,6 +17,8 @@ os.environ.setdefault("DJANGO_SECURE_SSL_REDIRECT", "0")
 os.environ.setdefault("PAPERTRAIL_SECRET_KEYS", "HtYQgYX0ofYeUGO_UPcWUYLqHhxnyVyMw_TopTBgBMY=")
 # Tests create the sources they need; rows made by `migrate` would clash.
 os.environ.setdefault("PAPERTRAIL_CREATE_SOURCES", "0")
+# A worker of a parallel run keeps its Redis and files apart (settings/test_workers.py).
+os.environ.update(worker_environment(os.environ, Path(__file__).resolve().parents[2] / "var"))
 
 from papertrail.settings.base import DATABASES, VAR_DIR
 from papertrail.settings.main import *  # noqa: F403

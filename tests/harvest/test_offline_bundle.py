@@ -7,6 +7,7 @@ import hashlib
 import json
 import re
 from collections import Counter
+from collections.abc import Iterator
 from io import StringIO
 
 import pytest
@@ -93,6 +94,18 @@ def load(*args: str) -> str:
     return out.getvalue()
 
 
+@pytest.fixture(scope="module")
+def loaded(django_db_setup, django_db_blocker) -> Iterator[str]:
+    """The bundle loaded once into the empty test library, for every test of the
+    module (a load takes 20 seconds); each test's own writes still roll back,
+    and the library is emptied after the module. What the load printed."""
+    with django_db_blocker.unblock():
+        out = load()
+    yield out
+    with django_db_blocker.unblock():
+        call_command("flush", "--no-input", verbosity=0)
+
+
 def state() -> tuple:
     return tuple(
         (model.objects.count(), model.objects.aggregate(top=Max("id"))["top"])
@@ -118,10 +131,10 @@ def test_the_gzipped_files_hold_the_recorded_files_their_provenance_names():
         assert hashlib.sha256(recorded(gzipped[name])).hexdigest() == sha256, name
 
 
-def test_an_empty_library_gets_every_bundled_paper_and_version():
+def test_an_empty_library_gets_every_bundled_paper_and_version(loaded):
     expected = expected_versions()
 
-    out = load()
+    out = loaded
 
     assert Paper.objects.count() == len(expected)
     assert Version.objects.count() == sum(len(numbers) for numbers in expected.values())
@@ -158,8 +171,7 @@ def expected_primary_categories() -> Counter:
     return Counter(found.values())
 
 
-def test_a_fresh_library_holds_thousands_of_computer_science_papers_across_its_fields():
-    load()
+def test_a_fresh_library_holds_thousands_of_computer_science_papers_across_its_fields(loaded):
     stored = Counter(Paper.objects.values_list("primary_category", flat=True))
     expected = expected_primary_categories()
     cs = sum(count for category, count in stored.items() if category.startswith("cs."))
@@ -187,8 +199,7 @@ def test_a_fresh_library_holds_thousands_of_computer_science_papers_across_its_f
     assert Paper.objects.get(arxiv_id="1602.05990").title.startswith("Plücker Correction Problem")
 
 
-def test_a_reader_finds_computer_science_by_words_and_by_category(client):
-    load()
+def test_a_reader_finds_computer_science_by_words_and_by_category(client, loaded):
     found = client.get("/papers/", {"q": "speculative decoding", "mode": "keyword"}).content.decode()
     assert "2512.13194" in found  # cs.CL, Dec 2025: rejection sampling for speculative decoding
     listed = client.get("/papers/", {"category": "cs.CL", "cross_lists": "0"}).content.decode()
@@ -196,8 +207,7 @@ def test_a_reader_finds_computer_science_by_words_and_by_category(client):
     assert ids and set(Paper.objects.filter(arxiv_id__in=ids).values_list("primary_category", flat=True)) == {"cs.CL"}
 
 
-def test_the_bundled_library_reads_clean_no_tex_letters_nor_mojibake():
-    load()
+def test_the_bundled_library_reads_clean_no_tex_letters_nor_mojibake(loaded):
     texts = [
         text
         for title, abstract, authors in Paper.objects.values_list("title", "abstract", "authors")
@@ -215,8 +225,7 @@ def _outside_math(text: str) -> str:
     return re.sub(r"\$[^$]*\$", "", text)
 
 
-def test_a_second_load_stores_nothing():
-    load()
+def test_a_second_load_stores_nothing(loaded):
     before = state()
 
     out = load()
@@ -225,8 +234,7 @@ def test_a_second_load_stores_nothing():
     assert state() == before
 
 
-def test_force_loads_into_a_library_that_holds_papers_without_writing_anything_twice():
-    load()
+def test_force_loads_into_a_library_that_holds_papers_without_writing_anything_twice(loaded):
     before = state()
 
     out = load("--force")
@@ -236,8 +244,7 @@ def test_force_loads_into_a_library_that_holds_papers_without_writing_anything_t
     assert HarvestRun.objects.count() == 0
 
 
-def test_a_fresh_install_shows_what_changed_between_two_recorded_versions(client):
-    load()
+def test_a_fresh_install_shows_what_changed_between_two_recorded_versions(client, loaded):
     page = client.get("/papers/hep-th/9901001/").content.decode()
     # arXiv's own files of v1, v2 and v3: each change shown as words, none "cannot be shown".
     assert page.count('<dl class="diff">') == 2 and "本站没有同时保存" not in page

@@ -3,8 +3,8 @@ worker still takes tasks minutes later and past the first embedding, Ctrl-C
 stops everything within ten seconds, and a second `make run` in the same copy
 starts and stays up. A service that dies stops the rest, named, with its log.
 
-The first run starts when collection ends and lives through the session
-(tests/front_door.py); this test is ordered last."""
+The first run starts when collection ends (tests/front_door.py); `make test`
+runs this test in a session of its own beside the rest of the suite."""
 
 from __future__ import annotations
 

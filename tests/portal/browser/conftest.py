@@ -1,10 +1,16 @@
 """Browser tests: Debian's chromium driven by Playwright against pytest-django's
-live server. Data is stored before the browser starts (Playwright's sync API
-runs an event loop in this thread, where Django refuses database calls);
-writes while a page is open go through `in_thread`."""
+live server. One chromium serves every test of a test process, each test in a
+fresh browser context (its own cookies, storage and cache); starting Playwright
+and chromium for each test cost two seconds a test. Playwright's sync API keeps
+its event loop running in this thread from then on, where Django would refuse
+database calls: DJANGO_ALLOW_ASYNC_UNSAFE lifts that refusal for the test
+process (nothing in PaperTrail runs on an event loop). Writes while a page is
+open still go through `in_thread`, so that the live server's thread sees them
+committed."""
 
 from __future__ import annotations
 
+import os
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -16,6 +22,7 @@ import pytest
 from django.conf import settings
 from django.core.cache import cache
 from django.db import connection
+from playwright.sync_api import sync_playwright
 
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = [
@@ -56,48 +63,75 @@ class Watch:
         assert self.outside_requests == []
 
 
+class SharedChromium:
+    """The test process's one chromium, started by the first browser test."""
+
+    def __init__(self) -> None:
+        self.playwright = None
+        self.browser = None
+
+    def get(self):
+        if self.browser is None or not self.browser.is_connected():
+            os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"
+            if self.playwright is None:
+                self.playwright = sync_playwright().start()
+            self.browser = self.playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        return self.browser
+
+    def stop(self) -> None:
+        if self.browser is not None:
+            self.browser.close()
+        if self.playwright is not None:
+            self.playwright.stop()
+        self.playwright = self.browser = None
+
+
+CHROMIUM_OF_THIS_PROCESS = SharedChromium()
+
+
+@pytest.fixture(scope="session", autouse=True)
+def chromium_stopped_at_the_end() -> Iterator[None]:
+    yield
+    CHROMIUM_OF_THIS_PROCESS.stop()
+
+
 @contextmanager
 def browser_page(
     *, viewport: dict | None = None, locale: str = "zh-CN", javascript: bool = True
 ) -> Iterator[tuple[object, Watch]]:
-    """A page in a fresh chromium; a Chinese-language browser unless `locale`
-    says otherwise, running scripts unless `javascript` is False."""
-    from playwright.sync_api import sync_playwright
-
+    """A page in a fresh browser context; a Chinese-language browser unless
+    `locale` says otherwise, running scripts unless `javascript` is False."""
     watch = Watch()
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        context = browser.new_context(
-            viewport=viewport or {"width": 1280, "height": 900}, locale=locale, java_script_enabled=javascript
-        )
-        page = context.new_page()
-        page.on("console", lambda msg: watch.console_errors.append(msg.text) if msg.type == "error" else None)
-        page.on("pageerror", lambda error: watch.page_errors.append(str(error)))
+    context = CHROMIUM_OF_THIS_PROCESS.get().new_context(
+        viewport=viewport or {"width": 1280, "height": 900}, locale=locale, java_script_enabled=javascript
+    )
+    page = context.new_page()
+    page.on("console", lambda msg: watch.console_errors.append(msg.text) if msg.type == "error" else None)
+    page.on("pageerror", lambda error: watch.page_errors.append(str(error)))
 
-        def on_dialog(dialog) -> None:
-            watch.dialogs.append(dialog.message)
-            dialog.dismiss()
+    def on_dialog(dialog) -> None:
+        watch.dialogs.append(dialog.message)
+        dialog.dismiss()
 
-        page.on("dialog", on_dialog)
+    page.on("dialog", on_dialog)
 
-        def on_request(request) -> None:
-            watch.requests.append(request.url)
-            parts = urlsplit(request.url)
-            if parts.scheme in ("http", "https", "ws", "wss") and parts.hostname not in LOOPBACK:
-                watch.outside_requests.append(request.url)
+    def on_request(request) -> None:
+        watch.requests.append(request.url)
+        parts = urlsplit(request.url)
+        if parts.scheme in ("http", "https", "ws", "wss") and parts.hostname not in LOOPBACK:
+            watch.outside_requests.append(request.url)
 
-        page.on("request", on_request)
-        page.on(
-            "response",
-            lambda response: (
-                watch.failed_responses.append(f"{response.status} {response.url}") if response.status >= 400 else None
-            ),
-        )
-        try:
-            yield page, watch
-        finally:
-            context.close()
-            browser.close()
+    page.on("request", on_request)
+    page.on(
+        "response",
+        lambda response: (
+            watch.failed_responses.append(f"{response.status} {response.url}") if response.status >= 400 else None
+        ),
+    )
+    try:
+        yield page, watch
+    finally:
+        context.close()
 
 
 def screenshot(page, name: str, *, full_page: bool = True) -> Path:
