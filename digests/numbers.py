@@ -12,15 +12,19 @@ import re
 from collections.abc import Callable
 from decimal import Decimal, InvalidOperation
 
-# A number not glued to a Latin letter, digit or point before it (so "F1",
-# "GPT4" and the "2" of "v2" are names, not figures); Chinese characters may
-# touch it ("提升12.5%"). Thousands separators only in groups of three.
-_NUMBER = re.compile(r"(?<![A-Za-z0-9_.])(\d{1,3}(?:,\d{3})+|\d+)(\.\d+)?(\s?%|\uff05)?")
-# Citations of the paper's own sections, figures and tables, and arXiv
-# identifiers, are references, not figures (a renumbered table is no new result).
+# A number not glued to a Latin letter, digit or point before it, nor joined
+# to a name by a hyphen (so "F1", "GPT4", "GPT-4", "BLEU-4" and the "2" of "v2"
+# are names, not figures); Chinese characters may touch it ("提升12.5%").
+# Thousands separators only in groups of three.
+_NUMBER = re.compile(r"(?<![A-Za-z0-9_.])(?<![A-Za-z]-)(\d{1,3}(?:,\d{3})+|\d+)(\.\d+)?(\s?%|\uff05)?")
+# Citations of the paper's own sections, figures and tables, arXiv identifiers,
+# numbered citations ("[21]", "[3, 5-7]") and author-year ones ("et al., 2020")
+# are references, not figures: a renumbered table is no new result, and a
+# reference list's "[21]" must not vouch for a "21%".
 _NOT_FIGURES = re.compile(
     r"(?:§|\b(?:Sections?|Sec\.|Figures?|Fig\.|Tables?|Tab\.|Appendix|Eq\.|Equation|Algorithm)\s*|[图表]\s*)"
     r"~?[A-Z]?\d+(?:\.\d+)*|\b\d{4}\.\d{4,5}(?:v\d+)?\b"
+    r"|\[\d+(?:\s*[,;\u2013\u2014-]\s*\d+)*\]|\bet al\.?,?\s*\(?\d{4}[a-z]?"
 )
 _SENTENCE = re.compile(r"(?<=[.!?])\s+(?=\S)|(?<=[。！？；])")
 _HUNDRED = Decimal(100)

@@ -31,7 +31,8 @@ def test_a_number_the_source_does_not_state_is_reported_as_written():
 
 def test_names_versions_section_citations_and_arxiv_ids_are_not_figures():
     assert figures("GPT4 and F1 in v2, see §5.3, Section 4.2, Table 3, Fig. 2, 图3 and arXiv 2501.11120v1") == []
-    assert [w for w, _v, _p in figures("Llama-3.1 with 70 layers")] == ["3.1", "70"]
+    # A number hyphenated to a name is the name's: the model, not a figure of the paper.
+    assert [w for w, _v, _p in figures("Llama-3.1 and GPT-4 with 70 layers, top-5 at -3.2")] == ["70", "3.2"]
     ((written, value, percent),) = figures("a gain of 12.50 %")
     assert (written, value, percent) == ("12.50 %", Decimal("12.5"), True)
 
@@ -44,3 +45,9 @@ def test_strip_removes_only_sentences_with_unchecked_numbers_and_counts_them():
     chinese, removed = strip_unchecked("准确率为87.3%。比基线高9.9个点。训练用了12.5 GPU小时。", source)
     assert (chinese, removed) == ("准确率为87.3%。训练用了12.5 GPU小时。", 1)
     assert strip_unchecked("No figures here.", source) == ("No figures here.", 0)
+
+
+def test_numbered_and_author_year_citations_vouch_for_no_figure():
+    assert figures("as in [21], [3, 5\u20137], [12-14]; Smith et al., 2020 and Lee et al. (2019a)") == []
+    source = source_values("Prior work [21] reports gains (Lee et al., 2019). We reach 87.3%.")
+    assert unchecked_numbers("It improves accuracy by 21% over 2019's best, reaching 87.3%.", source) == ["21%", "2019"]
