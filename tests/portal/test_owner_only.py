@@ -434,7 +434,9 @@ def test_every_picks_route_is_listed():
 
 
 @pytest.mark.parametrize("name", PICKS_ROUTES)
-def test_picks_routes_show_and_store_the_callers_own_picks_only(name, world):
+def test_picks_routes_show_and_store_the_callers_own_picks_only(name, on_a_listing_day, world):
+    """On a listing day, whatever the clock: the day's papers offered depend on it (a
+    Sunday's small hours in Beijing offered none of the world's papers)."""
     a, b = world["a"], world["b"]
     picked = Paper.objects.get(arxiv_id="2611.00002")
     picks_record(user=a, arxiv_ids=[picked.arxiv_id])
